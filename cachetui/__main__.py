@@ -1,0 +1,5 @@
+"""`python -m cachetui`."""
+
+from cachetui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,219 @@
+"""Command line: `cachetui [SOURCE ...]` opens the app; `stats`, `lookup` and `search`
+answer from the same index for scripts. Only the app path imports Textual, so the
+sub-commands start fast.
+
+Exit codes (a public contract): 0 success, 1 nothing matched, 2 bad usage or nothing
+loadable (the reason on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from cachetui import __version__
+from cachetui.index.filter import Filter, evaluate
+from cachetui.index.store import HashPrefixError
+from cachetui.output import SPEC_COLUMNS, size_text, spec_cells, spec_json, table
+from cachetui.service import IndexService, LoadReport
+from cachetui.textsafe import visible
+
+EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
+
+SOURCES_HELP = "files or directories of cache.spack.io summaries (default: the bundled sample data)"
+COMMANDS = {
+    "stats": "counts of packages, specs, tags and facet values",
+    "lookup": "every spec whose hash starts with PREFIX",
+    "search": "packages matching QUERY (fuzzy), with their specs",
+}
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _app_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cachetui",
+        description="A terminal explorer for Spack binary build caches.",
+        epilog="commands (cachetui COMMAND --help for more):\n"
+        + "\n".join(f"  {name:<8}{text}" for name, text in COMMANDS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
+    parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
+    return parser
+
+
+def _command_parser(command: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"cachetui {command}", description=COMMANDS[command].capitalize() + ".")
+    if command == "lookup":
+        parser.add_argument("prefix", metavar="PREFIX", help="1 to 32 characters of a hash, optionally with a leading /")
+    elif command == "search":
+        parser.add_argument("query", metavar="QUERY", help="a package name, typos allowed")
+        parser.add_argument("--limit", type=_limit, default=100, metavar="N", help="at most N packages and N specs (default 100, 0 = no cap)")
+    parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
+    parser.add_argument("--json", action="store_true", help="write JSON for scripts")
+    return parser
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args and args[0] in COMMANDS:
+            command = args[0]
+            options = _command_parser(command).parse_args(args[1:])
+            return {"stats": _stats, "lookup": _lookup, "search": _search}[command](options)
+        options = _app_parser().parse_args(args)
+        return _run_app(options.sources)
+    except _UsageError as error:
+        print(f"cachetui: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `cachetui search x | head`
+        sys.stderr.close()
+        return EXIT_OK
+
+
+def _load(sources: list[str]) -> LoadReport:
+    """Load for a sub-command: problems go to stderr; nothing loadable is a usage error."""
+    report = IndexService(sources).load()
+    for problem in report.problems:
+        print(f"cachetui: {problem.severity}: {visible(problem.source)}: {visible(problem.message)}", file=sys.stderr)
+    if report.index.n_specs == 0:
+        raise _UsageError("nothing loadable in " + ", ".join(visible(s) for s in sources or ["the sample data"]))
+    return report
+
+
+def _print_json(value: object) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+# -- stats ------------------------------------------------------------------------------
+
+
+def _stats(options: argparse.Namespace) -> int:
+    report = _load(options.sources)
+    index = report.index
+    facets = {facet: {v: c for v, c in zip(index.facet_values[facet], (b.bit_count() for b in index.facet_bits[facet]))} for facet in ("stack", "os", "target", "compiler", "platform")}
+    tags = {v: b.bit_count() for v, b in zip(index.facet_values["tag"], index.facet_bits["tag"])}
+    if options.json:
+        _print_json(
+            {
+                "packages": index.n_packages,
+                "specs": index.n_specs,
+                "tags": tags,
+                "facets": facets,
+                "problems": [{"source": p.source, "error": p.message, "severity": p.severity} for p in report.problems],
+            }
+        )
+        return EXIT_OK
+    print(f"{index.n_packages:,} packages, {index.n_specs:,} specs from {report.files:,} files")
+    if report.problems:
+        print(f"{len(report.problems):,} load problems (listed on stderr)")
+    for title, counts in [("tag", tags)] + list(facets.items()):
+        print()
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        print(table((title, "specs"), ((v, f"{c:,}") for v, c in ranked), right=(1,)))
+    return EXIT_OK
+
+
+# -- lookup -----------------------------------------------------------------------------
+
+
+def _lookup(options: argparse.Namespace) -> int:
+    report = _load(options.sources)
+    index = report.index
+    try:
+        rows = index.lookup_hash(options.prefix)
+    except HashPrefixError as error:
+        raise _UsageError(f"bad hash prefix {visible(options.prefix)!r}: {error}") from None
+    if options.json:
+        _print_json({"prefix": options.prefix.strip().lstrip("/").lower(), "specs": [spec_json(index, r) for r in rows]})
+    elif not rows:
+        print(f"no spec has a hash starting with {visible(options.prefix)!r}", file=sys.stderr)
+    elif len(rows) == 1:
+        print(_detail_text(index, rows[0]))
+    else:
+        print(f"{len(rows)} specs have a hash starting with {visible(options.prefix)!r}:")
+        print(table(SPEC_COLUMNS, (spec_cells(index, r) for r in rows)))
+    return EXIT_OK if rows else EXIT_NO_MATCH
+
+
+def _detail_text(index, row: int) -> str:
+    spec = index.spec(row)
+    fields = [
+        ("hash", spec.hash),
+        ("spec", f"{spec.package}@{spec.version}"),
+        ("compiler", spec.compiler),
+        ("arch", spec.arch),
+        ("variants", " ".join(spec.variants) or "-"),
+        ("stacks", ", ".join(spec.stacks) or "-"),
+        ("size", size_text(spec.size)),
+        ("tag", spec.tag),
+        ("tarball", spec.tarball or "unknown"),
+        ("source", spec.source),
+        ("install", spec.install_command),
+    ]
+    return table(("field", "value"), fields).split("\n", 1)[1]
+
+
+# -- search -----------------------------------------------------------------------------
+
+
+def _search(options: argparse.Namespace) -> int:
+    if not options.query.strip():
+        raise _UsageError("search needs a QUERY")
+    report = _load(options.sources)
+    index = report.index
+    result = evaluate(index, Filter(options.query))
+    cap = options.limit or None
+    packages = result.packages[:cap]
+    rows = [r for p in packages for r in index.package_range(p)][:cap]
+    if options.json:
+        _print_json(
+            {
+                "packages": [{"name": index.packages[p], "specs": index.package_size(p)} for p in packages],
+                "specs": [spec_json(index, r) for r in rows],
+            }
+        )
+    elif packages:
+        print(table(("package", "specs"), ((index.packages[p], f"{index.package_size(p):,}") for p in packages), right=(1,)))
+        print()
+        print(table(SPEC_COLUMNS, (spec_cells(index, r) for r in rows)))
+        shown = len(result.packages) - len(packages), sum(index.package_size(p) for p in packages) - len(rows)
+        if any(shown):
+            print(f"\n(--limit {options.limit}: {shown[0]:,} more packages and {shown[1]:,} more specs not shown)")
+    else:
+        print(f"no package matches {visible(options.query)!r}", file=sys.stderr)
+    return EXIT_OK if packages else EXIT_NO_MATCH
+
+
+# -- the app ----------------------------------------------------------------------------
+
+
+def _run_app(sources: list[str]) -> int:
+    from pathlib import Path
+
+    missing = [s for s in sources if not Path(s).expanduser().exists()]
+    if sources and len(missing) == len(sources):
+        raise _UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
+    from cachetui.app import CacheTUI  # Textual is imported only here
+
+    app = CacheTUI(sources)
+    app.run()
+    return app.return_code or 0

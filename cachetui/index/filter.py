@@ -1,0 +1,133 @@
+"""Filters (what the user asked for) and Results (what matches), evaluated on an Index.
+
+Facet semantics: values selected within one facet are OR-ed, facets are AND-ed. The
+counts shown for a facet apply every *other* facet's selection (and the search text)
+but not its own, so the alternatives the user could add stay visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import reduce
+
+from cachetui.index.fuzzy import rank_names
+from cachetui.index.store import Index
+from cachetui.model import FACETS
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A small immutable value: the search text and the selected facet values."""
+
+    query: str = ""
+    selections: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    @classmethod
+    def of(cls, query: str = "", selections: Mapping[str, set[str] | frozenset[str]] | None = None) -> Filter:
+        pairs = tuple(sorted((facet, frozenset(values)) for facet, values in (selections or {}).items() if values))
+        return cls(query, pairs)
+
+    @property
+    def selected(self) -> dict[str, frozenset[str]]:
+        return dict(self.selections)
+
+    def is_selected(self, facet: str, value: str) -> bool:
+        return value in self.selected.get(facet, ())
+
+    def toggled(self, facet: str, value: str) -> Filter:
+        selected = {f: set(v) for f, v in self.selections}
+        values = selected.setdefault(facet, set())
+        values.symmetric_difference_update({value})
+        return Filter.of(self.query, selected)
+
+    def with_query(self, query: str) -> Filter:
+        return Filter(query, self.selections)
+
+    def cleared(self) -> Filter:
+        return Filter(self.query)
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a Filter matches on one Index."""
+
+    filter: Filter
+    packages: list[int]  # package ids, best first
+    counts: list[int]  # matching specs of each listed package
+    facet_counts: dict[str, dict[str, int]]
+    mask: int  # rows that match
+    total_packages: int
+    total_specs: int
+    matching_specs: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "matching_specs", sum(self.counts))
+
+    @property
+    def matching_packages(self) -> int:
+        return len(self.packages)
+
+    def status_text(self) -> str:
+        """The status line users read (and scripts scrape): a public contract."""
+        return f"{self.matching_packages:,} of {self.total_packages:,} packages · {self.matching_specs:,} of {self.total_specs:,} specs"
+
+
+def evaluate(index: Index, flt: Filter) -> Result:
+    ranked = rank_names(flt.query, index.packages_lower) if flt.query.strip() else None
+    query_mask = index.all_rows if ranked is None else _rows_of_packages(index, ranked)
+
+    selected = flt.selected
+    facet_masks = {
+        facet: reduce(lambda acc, v: acc | _bits(index, facet, v), values, 0) for facet, values in selected.items()
+    }
+    combined = reduce(lambda acc, m: acc & m, facet_masks.values(), query_mask)
+
+    facet_counts: dict[str, dict[str, int]] = {}
+    for facet in FACETS:
+        others = reduce(lambda acc, m: acc & m, (m for f, m in facet_masks.items() if f != facet), query_mask)
+        if others == index.all_rows:
+            counts = [bits.bit_count() for bits in index.facet_bits[facet]]
+        else:
+            counts = [(others & bits).bit_count() for bits in index.facet_bits[facet]]
+        facet_counts[facet] = dict(zip(index.facet_values[facet], counts))
+
+    candidates = ranked if ranked is not None else range(index.n_packages)
+    if combined == index.all_rows:
+        packages = list(candidates)
+        counts = [index.package_size(p) for p in packages]
+    else:
+        mask_bytes = combined.to_bytes((index.n_specs + 7) // 8 or 1, "little")
+        packages, counts = [], []
+        for p in candidates:
+            count = index.count_in_package(p, combined, mask_bytes)
+            if count:
+                packages.append(p)
+                counts.append(count)
+    return Result(flt, packages, counts, facet_counts, combined, index.n_packages, index.n_specs)
+
+
+def _bits(index: Index, facet: str, value: str) -> int:
+    try:
+        return index.facet_bits[facet][index.facet_values[facet].index(value)]
+    except (KeyError, ValueError):
+        return 0  # a value this index does not have matches nothing
+
+
+def _rows_of_packages(index: Index, packages: list[int]) -> int:
+    """The bitset of every row of `packages`, built in one pass over a bytearray."""
+    n = index.n_specs
+    buffer = bytearray((n + 7) // 8 or 1)
+    for p in packages:
+        start, end = index.starts[p], index.starts[p + 1]
+        while start < end and start & 7:
+            buffer[start >> 3] |= 1 << (start & 7)
+            start += 1
+        full_end = end & ~7
+        if start < full_end:
+            buffer[start >> 3 : full_end >> 3] = b"\xff" * ((full_end - start) >> 3)
+            start = full_end
+        while start < end:
+            buffer[start >> 3] |= 1 << (start & 7)
+            start += 1
+    return int.from_bytes(buffer, "little")

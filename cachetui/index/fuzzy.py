@@ -1,0 +1,43 @@
+"""Rank package names against what the user typed.
+
+Tiers first, so that the obvious answer is always on top: an exact name, then names
+that start with the query, then names that contain it, then typo-tolerant fuzzy
+matches (rapidfuzz WRatio), best score first.
+"""
+
+from __future__ import annotations
+
+from rapidfuzz import fuzz, process
+
+FUZZY_CUTOFF = 75.0
+
+
+def rank_names(query: str, names: list[str]) -> list[int]:
+    """Indices into `names` (lower-case, sorted) that match `query`, best first."""
+    q = query.strip().lower()
+    if not q:
+        return list(range(len(names)))
+    exact: list[int] = []
+    prefix: list[int] = []
+    substring: list[int] = []
+    for i, name in enumerate(names):
+        if q in name:
+            if name == q:
+                exact.append(i)
+            elif name.startswith(q):
+                prefix.append(i)
+            else:
+                substring.append(i)
+    by_closeness = lambda i: (len(names[i]), names[i])  # noqa: E731 - the shortest is the closest
+    prefix.sort(key=by_closeness)
+    substring.sort(key=by_closeness)
+    taken = set(exact) | set(prefix) | set(substring)
+    fuzzy = [
+        i
+        for _, score, i in sorted(
+            process.extract(q, names, scorer=fuzz.WRatio, score_cutoff=FUZZY_CUTOFF, limit=None),
+            key=lambda hit: (-hit[1], len(hit[0]), hit[0]),
+        )
+        if i not in taken
+    ]
+    return exact + prefix + substring + fuzzy

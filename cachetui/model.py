@@ -1,0 +1,60 @@
+"""The normalised records every reader produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The facets a user can filter on, in the order the sidebar shows them.
+FACETS: tuple[str, ...] = ("stack", "os", "target", "compiler", "platform", "tag")
+
+# How a spec without a compiler (Spack 1.x writes "none") is shown and filtered.
+NO_COMPILER = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """One binary in a build cache, as a reader found it."""
+
+    package: str
+    version: str
+    compiler: str  # "name@version", or NO_COMPILER
+    platform: str
+    os: str
+    target: str
+    hash: str  # 32 lower-case base32 characters
+    variants: tuple[str, ...]
+    stacks: tuple[str, ...]  # sorted, unique
+    tag: str
+    size: int | None  # bytes; None when unknown
+    tarball: str | None
+    source: str  # the file it was read from
+
+    @property
+    def arch(self) -> str:
+        return f"{self.platform}-{self.os}-{self.target}"
+
+    @property
+    def install_command(self) -> str:
+        return f"spack install /{self.hash}"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadProblem:
+    """Something in a source that could not be loaded as it is."""
+
+    source: str
+    message: str
+    severity: str = "error"  # "error": data was skipped; "warning": loaded, but something is off
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.severity}: {self.message}"
+
+
+def normalise_compiler(text: str | None) -> str:
+    """`gcc@=11.4.0` and `gcc@11.4.0` are the same compiler; `none` means no compiler."""
+    if text is None:
+        return NO_COMPILER
+    text = text.strip()
+    if not text or text == NO_COMPILER:
+        return NO_COMPILER
+    return text.replace("@=", "@", 1)

@@ -1,0 +1,69 @@
+"""How specs and results are written for scripts (JSON) and for people (aligned text).
+
+The JSON shapes are public contracts: extend them, never break them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from cachetui.index.store import Index
+from cachetui.model import NO_COMPILER
+from cachetui.textsafe import visible
+
+
+def spec_json(index: Index, row: int) -> dict[str, Any]:
+    spec = index.spec(row)
+    return {
+        "package": spec.package,
+        "version": spec.version,
+        "compiler": None if spec.compiler == NO_COMPILER else spec.compiler,
+        "platform": spec.platform,
+        "os": spec.os,
+        "target": spec.target,
+        "hash": spec.hash,
+        "variants": list(spec.variants),
+        "stacks": list(spec.stacks),
+        "tag": spec.tag,
+        "size": spec.size,
+        "tarball": spec.tarball,
+        "source": spec.source,
+    }
+
+
+SPEC_COLUMNS = ("hash", "package", "compiler", "arch", "tag", "stacks")
+
+
+def spec_cells(index: Index, row: int, short_hash: bool = False) -> tuple[str, ...]:
+    digest = index.hashes[row]
+    return (
+        digest[:7] if short_hash else digest,
+        f"{index.package_name(row)}@{index.field('version', row)}",
+        index.field("compiler", row),
+        f"{index.field('platform', row)}-{index.field('os', row)}-{index.field('target', row)}",
+        index.field("tag", row),
+        ",".join(index.stacks(row)),
+    )
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[int] = ()) -> str:
+    """An aligned plain-text table; every cell is made terminal-safe."""
+    cells = [[visible(str(c)) for c in header]] + [[visible(str(c)) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = []
+    for row in cells:
+        parts = [cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def size_text(size: int | None) -> str:
+    if size is None:
+        return "unknown"
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{size:,} B" if unit == "B" else f"{value:.1f} {unit} ({size:,} B)"
+        value /= 1024
+    return f"{size:,} B"

@@ -1,0 +1,280 @@
+"""Reader for cache.spack.io package summaries (spack-formats.md §5).
+
+A summary is a Markdown file whose whole content is YAML front matter:
+`title`, `categories: [package, <tag>]`, `meta: {json}`, `spec_details: [json]`.
+The generator writes `meta` and `spec_details` as one line of JSON each, so we parse
+those lines with `json` (fast: a whole develop checkout is ~10k files) and fall back to
+`yaml.safe_load` for any front matter that is not in that shape.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from cachetui.model import LoadProblem, Spec, normalise_compiler
+
+HASH_RE = re.compile(r"^[a-z2-7]{32}$")
+_JSON_KEYS = frozenset({"meta", "spec_details", "spec_files", "spec_names"})
+_PLAIN_LIST_RE = re.compile(r"^\[([^\[\]{}\"']*)\]$")
+UNTAGGED = "untagged"
+
+
+class NotASummary(Exception):
+    """The file is not a cache.spack.io package summary (or is broken beyond reading)."""
+
+
+class _NeedYaml(Exception):
+    """The fast path met YAML it does not handle."""
+
+
+@dataclass
+class SummaryFile:
+    package: str
+    tag: str
+    specs: list[Spec] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+
+
+def looks_like_summary(head: str) -> bool:
+    """Cheap content sniff: front matter that mentions spec_details."""
+    return head.lstrip("\ufeff").startswith("---") and "spec_details:" in head
+
+
+def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryFile:
+    """Parse one summary. Raises NotASummary with a user-facing reason."""
+    front = _parse_front_matter(text)
+    details = front.get("spec_details")
+    if details is None:
+        if "spec_files" in front or "spec_names" in front:
+            raise NotASummary("older cache.spack.io page (spec_files) is not supported yet")
+        if "meta" in front:
+            raise NotASummary("front matter has meta but no spec_details")
+        raise NotASummary("not a cache.spack.io package summary: front matter has no spec_details")
+    if not isinstance(details, list):
+        raise NotASummary(f"spec_details should be a list, found {_type_name(details)}")
+
+    problems: list[LoadProblem] = []
+    package = front.get("title")
+    if not isinstance(package, str) or not package.strip():
+        if not fallback_package:
+            raise NotASummary("front matter has no title (the package name)")
+        package = fallback_package
+        problems.append(LoadProblem(source, f"no title; package name {package!r} taken from the directory", "warning"))
+    package = package.strip()
+    tag = _tag_from(front)
+
+    summary = SummaryFile(package=package, tag=tag, problems=problems)
+    skipped: Counter[str] = Counter()
+    for position, record in enumerate(details, start=1):
+        try:
+            summary.specs.append(_spec_from(record, package, tag, source))
+        except ValueError as reason:
+            skipped[str(reason)] += 1
+            if skipped[str(reason)] == 1:
+                problems.append(LoadProblem(source, f"spec_details record {position} skipped: {reason}"))
+    for reason, count in skipped.items():
+        if count > 1:
+            problems.append(LoadProblem(source, f"{count - 1} more records skipped: {reason}"))
+
+    meta = front.get("meta")
+    if isinstance(meta, dict):
+        problems.extend(LoadProblem(source, msg, "warning") for msg in _meta_disagreements(meta, summary.specs))
+    elif meta is not None:
+        problems.append(LoadProblem(source, f"meta should be a mapping, found {_type_name(meta)}; ignored", "warning"))
+    return summary
+
+
+# -- front matter ---------------------------------------------------------------------
+
+
+def _parse_front_matter(text: str) -> dict[str, Any]:
+    lines = text.lstrip("\ufeff").split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        raise NotASummary("not a cache.spack.io package summary: no YAML front matter")
+    for end in range(1, len(lines)):
+        if lines[end].rstrip() in ("---", "..."):
+            break
+    else:
+        raise NotASummary("front matter is not closed by a '---' line (truncated file?)")
+    block = lines[1:end]
+    try:
+        return _fast_front_matter(block)
+    except _NeedYaml as fast_failure:
+        try:
+            front = yaml.safe_load("\n".join(block))
+        except yaml.YAMLError as error:
+            detail = str(fast_failure) or _one_line(error)
+            raise NotASummary(f"front matter is not valid YAML: {detail}") from None
+        if not isinstance(front, dict):
+            raise NotASummary(f"front matter should be a mapping, found {_type_name(front)}")
+        return front
+
+
+def _fast_front_matter(block: list[str]) -> dict[str, Any]:
+    """`key: value` lines, JSON values for the generator's keys; anything else -> YAML."""
+    front: dict[str, Any] = {}
+    for number, line in enumerate(block, start=2):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[0] in " \t-":
+            raise _NeedYaml()
+        key, sep, value = line.partition(":")
+        if not sep or not key or key != key.strip():
+            raise _NeedYaml()
+        value = value.strip()
+        if key in _JSON_KEYS and value[:1] in ("{", "["):
+            try:
+                front[key] = json.loads(value)
+            except json.JSONDecodeError as error:
+                raise _NeedYaml(f"line {number} ({key}): invalid JSON: {error}") from None
+        elif value.startswith('"'):
+            try:
+                front[key] = json.loads(value)
+            except json.JSONDecodeError:
+                raise _NeedYaml() from None
+        elif value.startswith("["):
+            match = _PLAIN_LIST_RE.match(value)
+            if not match:
+                raise _NeedYaml()
+            front[key] = [item.strip() for item in match.group(1).split(",") if item.strip()]
+        elif value[:1] in ("{", "'", "|", ">", "&", "*", "!"):
+            raise _NeedYaml()
+        else:
+            front[key] = value
+    return front
+
+
+def _tag_from(front: dict[str, Any]) -> str:
+    categories = front.get("categories")
+    if isinstance(categories, str):
+        categories = [categories]
+    if isinstance(categories, list):
+        for category in categories:
+            if isinstance(category, str) and category.strip() and category.strip() != "package":
+                return category.strip()
+    return UNTAGGED
+
+
+# -- records --------------------------------------------------------------------------
+
+
+def _spec_from(record: Any, package: str, tag: str, source: str) -> Spec:
+    if not isinstance(record, dict):
+        raise ValueError(f"a record should be a mapping, found {_type_name(record)}")
+    digest = record.get("hash")
+    if not isinstance(digest, str):
+        raise ValueError("missing 'hash'" if digest is None else "'hash' is not a string")
+    digest = digest.strip().lower()
+    if not HASH_RE.match(digest):
+        raise ValueError("'hash' is not 32 base32 characters")
+    version = record.get("versions", record.get("version"))
+    if isinstance(version, list) and len(version) >= 1:
+        version = version[0]
+    if not isinstance(version, str) or not version.strip():
+        raise ValueError("missing 'versions'")
+    compiler = record.get("compiler")
+    if compiler is not None and not isinstance(compiler, str):
+        raise ValueError("'compiler' is not a string")
+    arch = [record.get(key) for key in ("platform", "os", "target")]
+    for key, value in zip(("platform", "os", "target"), arch):
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError(f"missing '{key}'")
+    return Spec(
+        package=package,
+        version=version.strip(),
+        compiler=normalise_compiler(compiler),
+        platform=arch[0].strip(),
+        os=arch[1].strip(),
+        target=arch[2].strip(),
+        hash=digest,
+        variants=_strings(record.get("variants"), "variants"),
+        stacks=tuple(sorted(set(_strings(record.get("stacks"), "stacks")))),
+        tag=tag,
+        size=_size(record.get("size")),
+        tarball=_tarball(record.get("tarball")),
+        source=source,
+    )
+
+
+def _strings(value: Any, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise ValueError(f"'{key}' should be a list of strings")
+
+
+def _size(value: Any) -> int | None:
+    # Always "-" so far (the generator's binary_size() is a TODO); an int means bytes.
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def _tarball(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+# -- meta cross-check -----------------------------------------------------------------
+
+_META_SETS = {
+    "versions": lambda spec: spec.version,
+    "compilers": lambda spec: spec.compiler,
+    "oss": lambda spec: spec.os,
+    "platforms": lambda spec: spec.platform,
+    "targets": lambda spec: spec.target,
+}
+
+
+def _meta_disagreements(meta: dict[str, Any], specs: list[Spec]) -> Iterable[str]:
+    """Where `meta` disagrees with `spec_details` (which we trust), say how."""
+    num = meta.get("num_specs")
+    if num is not None and num != len(specs):
+        yield f"meta says num_specs {num}, spec_details has {len(specs)}; using spec_details"
+    for key, of in _META_SETS.items():
+        claimed = meta.get(key)
+        if not isinstance(claimed, list):
+            continue
+        if key == "compilers":
+            claimed = [normalise_compiler(c) if isinstance(c, str) else c for c in claimed]
+        actual = {of(spec) for spec in specs}
+        if key == "compilers":
+            # The generator leaves out specs without a compiler.
+            actual.discard("none")
+        yield from _set_difference(key, set(map(str, claimed)), actual)
+    by_stack = Counter(stack for spec in specs for stack in spec.stacks)
+    claimed_stacks = meta.get("stacks")
+    if isinstance(claimed_stacks, list):
+        yield from _set_difference("stacks", set(map(str, claimed_stacks)), set(by_stack))
+    claimed_counts = meta.get("num_specs_by_stack")
+    if isinstance(claimed_counts, dict):
+        wrong = sorted(s for s in set(claimed_counts) | set(by_stack) if claimed_counts.get(s) != by_stack.get(s, 0))
+        if wrong:
+            shown = ", ".join(f"{s} {claimed_counts.get(s, 0)} vs {by_stack.get(s, 0)}" for s in wrong[:5])
+            yield f"meta num_specs_by_stack disagrees with spec_details ({shown}); using spec_details"
+
+
+def _set_difference(key: str, claimed: set[str], actual: set[str]) -> Iterable[str]:
+    missing, extra = sorted(claimed - actual), sorted(actual - claimed)
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append("lists " + ", ".join(missing[:5]) + " not in spec_details")
+        if extra:
+            parts.append("omits " + ", ".join(extra[:5]))
+        yield f"meta {key} " + " and ".join(parts) + "; using spec_details"
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
