@@ -1,0 +1,35 @@
+"""The cachetui App: bindings (each with an id), the stylesheet, the main screen."""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.binding import Binding
+
+from cachetui.resources import stylesheet
+from cachetui.screens.help import HelpScreen
+from cachetui.screens.main import MainScreen
+from cachetui.service import IndexService
+from cachetui.widgets.facet_sidebar import FacetSidebar
+from cachetui.widgets.line_list import LineList
+
+
+class CacheTUI(App):
+    TITLE = "cachetui"
+    CSS_PATH = str(stylesheet())
+    HELP_GROUP = "anywhere"
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit cachetui"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-anywhere", tooltip="Quit cachetui, even from the search box"),
+        Binding("question_mark,f1", "help", "Help", id="help", tooltip="Show every key binding"),
+    ]
+
+    def __init__(self, sources: list[str] | None = None) -> None:
+        super().__init__()
+        self.service = IndexService(sources)
+
+    def on_mount(self) -> None:
+        self.push_screen(MainScreen(self.service))
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen([CacheTUI, MainScreen, LineList, FacetSidebar]))

@@ -1,0 +1,32 @@
+"""Messages that workers post to the main screen (messages up)."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from cachetui.index.filter import Result
+from cachetui.service import LoadReport
+
+
+class LoadProgress(Message):
+    def __init__(self, done: int, total: int, specs: int) -> None:
+        super().__init__()
+        self.done, self.total, self.specs = done, total, specs
+
+
+class Loaded(Message):
+    def __init__(self, report: LoadReport) -> None:
+        super().__init__()
+        self.report = report
+
+
+class LoadFailed(Message):
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class ResultReady(Message):
+    def __init__(self, result: Result, generation: int) -> None:
+        super().__init__()
+        self.result, self.generation = result, generation

@@ -1,0 +1,253 @@
+"""The main screen: facets | search + packages | specs + detail, a status line, a footer.
+
+It owns the flow: loading runs in a thread worker that posts progress; each change of
+search text or facets claims a generation number from the service and evaluates in an
+exclusive worker; a result that is no longer current is dropped, never shown.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual.worker import get_current_worker
+
+from cachetui.index.filter import Filter, Result
+from cachetui.index.store import HashPrefixError
+from cachetui.messages import LoadFailed, Loaded, LoadProgress, ResultReady
+from cachetui.screens.hash_choice import HashChoiceScreen
+from cachetui.service import IndexService
+from cachetui.textsafe import visible
+from cachetui.widgets.facet_sidebar import FacetSidebar
+from cachetui.widgets.line_list import LineList
+from cachetui.widgets.package_list import PackageList
+from cachetui.widgets.spec_detail import SpecDetail
+from cachetui.widgets.spec_list import SpecList
+
+
+class MainScreen(Screen):
+    HELP_GROUP = "main"
+    BINDINGS = [
+        Binding("slash", "focus_search", "Search", id="focus-search", tooltip="Focus the search box (a search starting with / looks up a hash)"),
+        Binding("tab", "app.focus_next", "Next pane", show=False, id="focus-next", tooltip="Move to the next pane"),
+        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False, id="focus-previous", tooltip="Move to the previous pane"),
+        Binding("escape", "leave_search", "Leave search", show=False, id="leave-search", tooltip="Leave the search box for the package list"),
+    ]
+
+    def __init__(self, service: IndexService) -> None:
+        super().__init__()
+        self.service = service
+        self.filter = Filter()
+        self.result: Result | None = None
+        self._loading = "starting…"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield FacetSidebar(id="facets")
+            with Vertical(id="centre"):
+                yield Input(placeholder="search, or /hash", id="search")
+                yield PackageList(id="packages")
+            with Vertical(id="right"):
+                yield SpecList(id="specs")
+                yield SpecDetail(id="detail")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#facets").border_title = "Filters"
+        self.query_one("#packages").border_title = "Packages"
+        self.query_one("#specs").border_title = "Specs"
+        self.query_one("#detail").border_title = "Detail"
+        self.query_one("#search", Input).focus()
+        self._update_status()
+        self._load()
+
+    # -- loading ------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self) -> None:
+        worker = get_current_worker()
+        try:
+            report = self.service.load(
+                progress=lambda done, total, specs: self.post_message(LoadProgress(done, total, specs)),
+                cancelled=lambda: worker.is_cancelled,
+            )
+        except Exception as error:  # never a traceback in front of the user
+            self.post_message(LoadFailed(f"{type(error).__name__}: {error}"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(Loaded(report))
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        self._loading = f"loading {message.done:,} of {message.total:,} files, {message.specs:,} specs"
+        self._update_status()
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self._loading = "load failed"
+        self._update_status()
+        self.notify(visible(message.reason), title="Could not load", severity="error", markup=False)
+
+    def on_loaded(self, message: Loaded) -> None:
+        report = message.report
+        self._loading = ""
+        self.query_one(SpecDetail).index = report.index
+        self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
+        errors = len(report.errors)
+        if report.problems:
+            first = report.problems[0]
+            more = f" (and {len(report.problems) - 1:,} more)" if len(report.problems) > 1 else ""
+            self.notify(visible(f"{first.source}: {first.message}{more}"), title="Load problems", severity="error" if errors else "warning", markup=False)
+        if report.index.n_specs == 0:
+            self.notify("Nothing loadable in the given sources.", severity="error")
+
+    # -- filtering ----------------------------------------------------------------------
+
+    def _request(self) -> None:
+        if self.service.index is None:
+            return
+        self._evaluate(self.filter, self.service.next_generation())
+
+    @work(thread=True, exclusive=True, group="filter")
+    def _evaluate(self, flt: Filter, generation: int) -> None:
+        result = self.service.evaluate(flt, generation)
+        if result is not None:
+            self.post_message(ResultReady(result, generation))
+
+    def on_result_ready(self, message: ResultReady) -> None:
+        if self.service.is_current(message.generation):
+            self._apply(message.result)
+
+    def _apply(self, result: Result | None) -> None:
+        if result is None:
+            return
+        self.result = result
+        index = self.service.index
+        self.query_one(FacetSidebar).show(index, result)
+        self.query_one(PackageList).show(index, result)
+        self._show_package(self.query_one(PackageList).highlighted_package)
+        self._update_status()
+
+    def _show_package(self, package: int | None) -> None:
+        index, specs = self.service.index, self.query_one(SpecList)
+        if index is None or self.result is None:
+            return
+        rows = [] if package is None else index.rows_in_package(package, self.result.mask)
+        specs.border_title = "Specs" if package is None else visible(f"Specs of {index.packages[package]}")
+        specs.show(index, rows)
+        self.query_one(SpecDetail).row = specs.highlighted_row
+
+    def _update_status(self) -> None:
+        index = self.service.index
+        if self.result is not None:
+            text = self.result.status_text()
+        else:
+            n = index.n_packages if index else 0
+            s = index.n_specs if index else 0
+            text = f"0 of {n:,} packages · 0 of {s:,} specs"
+        status = Text(text)
+        if self._loading:
+            status.append(f" · {self._loading}", style="italic")
+        report = self.service.report
+        if report and report.problems:
+            status.append(f" · {len(report.problems):,} load problems", style="bold")
+        self.query_one("#status", Static).update(status)
+
+    # -- events from the widgets (messages up) ------------------------------------------
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        search = self.query_one("#search", Input)
+        if event.value.startswith("/"):
+            search.border_subtitle = self._hash_hint(event.value)
+            query = ""
+        else:
+            search.border_subtitle = ""
+            query = event.value
+        if query != self.filter.query:
+            self.filter = self.filter.with_query(query)
+            self._request()
+
+    def _hash_hint(self, text: str) -> str:
+        index = self.service.index
+        if index is None or len(text) < 2:
+            return "hash lookup: type a prefix, then enter"
+        try:
+            found = len(index.lookup_hash(text))
+        except HashPrefixError as error:
+            return str(error)
+        return f"{found:,} match{'es' if found != 1 else ''} · enter to jump" if found else "no match"
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        if event.value.startswith("/"):
+            self.lookup_hash(event.value)
+        else:
+            self.query_one(PackageList).focus()
+
+    def on_facet_sidebar_toggled(self, event: FacetSidebar.Toggled) -> None:
+        self.filter = self.filter.toggled(event.facet, event.value)
+        self._request()
+
+    def on_line_list_highlighted(self, event: LineList.Highlighted) -> None:
+        if isinstance(event.line_list, PackageList):
+            self._show_package(event.line_list.highlighted_package)
+        elif isinstance(event.line_list, SpecList):
+            self.query_one(SpecDetail).row = event.line_list.highlighted_row
+
+    def on_line_list_selected(self, event: LineList.Selected) -> None:
+        if isinstance(event.line_list, PackageList):
+            self.query_one(SpecList).focus()
+        elif isinstance(event.line_list, SpecList):
+            self.query_one(SpecDetail).focus()
+
+    # -- hash lookup --------------------------------------------------------------------
+
+    def lookup_hash(self, text: str) -> None:
+        index = self.service.index
+        if index is None:
+            self.notify("Still loading; try again in a moment.", severity="warning")
+            return
+        try:
+            rows = index.lookup_hash(text)
+        except HashPrefixError as error:
+            self.notify(visible(f"{text}: {error}"), title="Hash lookup", severity="warning", markup=False)
+            return
+        prefix = text.strip().lstrip("/").lower()
+        if not rows:
+            self.notify(visible(f"No spec has a hash starting with /{prefix}"), title="Hash lookup", severity="warning", markup=False)
+        elif len(rows) == 1:
+            self.jump_to(rows[0])
+        else:
+            self.app.push_screen(HashChoiceScreen(index, prefix, rows), self._chosen)
+
+    def _chosen(self, row: int | None) -> None:
+        if row is not None:
+            self.jump_to(row)
+
+    def jump_to(self, row: int) -> None:
+        """Highlight the package and the spec of `row`, clearing filters that hide it."""
+        index = self.service.index
+        package = index.package_of(row)
+        if self.result is None or not (self.result.mask >> row) & 1:
+            self.filter = Filter()
+            self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
+            self.notify(f"Filters cleared to show /{index.hashes[row][:7]}", title="Hash lookup")
+        packages, specs = self.query_one(PackageList), self.query_one(SpecList)
+        packages.select_package(package)
+        self._show_package(package)
+        specs.select_row(row)
+        self.query_one(SpecDetail).row = row
+        specs.focus()
+
+    # -- actions ------------------------------------------------------------------------
+
+    def action_focus_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    def action_leave_search(self) -> None:
+        if self.focused is self.query_one("#search"):
+            self.query_one(PackageList).focus()

@@ -1,0 +1,211 @@
+"""LineList: a keyboard-driven list that renders only the rows on screen.
+
+The model is toolong's LogLines: a ScrollView whose virtual height is the row count,
+`render_line` draws one row from the data the subclass holds (row ids, never widgets),
+rendered strips are kept in an LRU cache, and a cursor move repaints two lines.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import var
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from cachetui.textsafe import visible
+
+# One piece of a row: text (data, never markup) and a component class or None.
+Piece = tuple[str, str | None]
+
+
+class LineList(ScrollView, can_focus=True):
+    HELP_GROUP = "lists"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Up", show=False, id="cursor-up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="cursor-down"),
+        Binding("pageup,ctrl+b", "page_up", "Page up", show=False, id="page-up"),
+        Binding("pagedown,ctrl+f", "page_down", "Page down", show=False, id="page-down"),
+        Binding("home,g", "first", "First row", show=False, id="first-row"),
+        Binding("end,G", "last", "Last row", show=False, id="last-row"),
+        Binding("enter", "select", "Choose", show=False, id="choose-row"),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "line-list--cursor",
+        "line-list--dim",
+        "line-list--accent",
+        "line-list--header",
+        "line-list--empty",
+    }
+
+    cursor: var[int] = var(0, always_update=False)
+
+    class Highlighted(Message):
+        """The cursor moved to `index` (posted once the list settles there)."""
+
+        def __init__(self, line_list: LineList, index: int) -> None:
+            super().__init__()
+            self.line_list = line_list
+            self.index = index
+
+        @property
+        def control(self) -> LineList:
+            return self.line_list
+
+    class Selected(Message):
+        """The user chose the row at `index` (enter, space or a click)."""
+
+        def __init__(self, line_list: LineList, index: int) -> None:
+            super().__init__()
+            self.line_list = line_list
+            self.index = index
+
+        @property
+        def control(self) -> LineList:
+            return self.line_list
+
+    empty_text = "nothing to show"
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._count = 0
+        self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
+
+    # -- for subclasses -----------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def row_pieces(self, index: int, width: int) -> list[Piece]:
+        """The pieces of row `index`, laid out for `width` cells."""
+        raise NotImplementedError
+
+    def set_count(self, count: int, cursor: int = 0) -> None:
+        """Replace the rows: the subclass has swapped its data; repaint everything."""
+        self._count = count
+        self._strips.clear()
+        self.virtual_size = Size(self.size.width, max(count, 1))
+        self.set_reactive(LineList.cursor, self._clamp(cursor))
+        self._scroll_cursor_into_view()
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.cursor))
+
+    def refresh_rows(self) -> None:
+        """The text of rows changed (counts, marks) but not their number."""
+        self._strips.clear()
+        self.refresh()
+
+    # -- rendering ----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width
+        if self._count == 0:
+            if y == 0:
+                style = self.rich_style + self.get_component_rich_style("line-list--empty")
+                return Strip([Segment(self.empty_text[:width], style)]).extend_cell_length(width, self.rich_style)
+            return Strip.blank(width, self.rich_style)
+        if index >= self._count:
+            return Strip.blank(width, self.rich_style)
+        is_cursor = index == self.cursor
+        key = (index, is_cursor, width, self.has_focus)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._render_row(index, width, is_cursor)
+            self._strips[key] = strip
+        return strip.crop(scroll_x, scroll_x + width)
+
+    def _render_row(self, index: int, width: int, is_cursor: bool) -> Strip:
+        base = self.rich_style
+        if is_cursor:
+            base = base + self.get_component_rich_style("line-list--cursor" if self.has_focus else "line-list--dim")
+        segments = []
+        for text, component in self.row_pieces(index, width):
+            style = base
+            if component is not None:
+                style = base + self.get_component_rich_style(component, partial=True)
+                if is_cursor:  # the cursor's background wins over the piece's own
+                    style = style + Style(bgcolor=base.bgcolor)
+            segments.append(Segment(visible(text), style))
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(event.size.width, max(self._count, 1))
+        self._strips.clear()
+
+    def on_focus(self) -> None:
+        self.refresh_rows()
+
+    def on_blur(self) -> None:
+        self.refresh_rows()
+
+    # -- the cursor ---------------------------------------------------------------------
+
+    def _clamp(self, index: int) -> int:
+        return max(0, min(index, self._count - 1)) if self._count else 0
+
+    def validate_cursor(self, index: int) -> int:
+        return self._clamp(index)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        scroll_y = self.scroll_offset.y
+        self.refresh_line(old - scroll_y)
+        self.refresh_line(new - scroll_y)
+        self._scroll_cursor_into_view()
+        if self._count:
+            self.post_message(self.Highlighted(self, new))
+
+    def _scroll_cursor_into_view(self) -> None:
+        if self._count:
+            self.scroll_to_region(Region(0, self.cursor, 1, 1), animate=False, force=True)
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_down(self) -> None:
+        self.cursor += max(1, self.scrollable_content_region.height - 1)
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = self._count - 1
+
+    def action_select(self) -> None:
+        if self._count:
+            self.post_message(self.Selected(self, self.cursor))
+
+    async def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = self.scroll_offset.y + offset.y
+        if 0 <= index < self._count:
+            self.cursor = index
+            self.post_message(self.Selected(self, index))
+
+
+def fit(text: str, width: int) -> str:
+    """`text` made visible, then cut to `width` cells with an ellipsis, or padded to it."""
+    if width <= 0:
+        return ""
+    text = visible(text)
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…"
+    return set_cell_size(text, width)

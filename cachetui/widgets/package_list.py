@@ -1,0 +1,50 @@
+"""The package list: one row per matching package with its matching spec count."""
+
+from __future__ import annotations
+
+from cachetui.index.filter import Result
+from cachetui.index.store import Index
+from cachetui.widgets.line_list import LineList, Piece, fit
+
+
+class PackageList(LineList):
+    empty_text = "no package matches"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._index: Index | None = None
+        self._packages: list[int] = []
+        self._counts: list[int] = []
+
+    @property
+    def highlighted_package(self) -> int | None:
+        return self._packages[self.cursor] if self._packages else None
+
+    def show(self, index: Index, result: Result) -> None:
+        """Show `result`, keeping the highlighted package when it is still listed."""
+        keep = self.highlighted_package if index is self._index else None
+        self._index, self._packages, self._counts = index, result.packages, result.counts
+        self.set_count(len(self._packages), self._position(keep))
+
+    def select_package(self, package: int) -> bool:
+        position = self._position(package)
+        if self._packages and self._packages[position] == package:
+            self.cursor = position
+            return True
+        return False
+
+    def _position(self, package: int | None) -> int:
+        if package is None:
+            return 0
+        try:
+            return self._packages.index(package)
+        except ValueError:
+            return 0
+
+    def row_pieces(self, index: int, width: int) -> list[Piece]:
+        package = self._packages[index]
+        total = self._index.package_size(package)
+        count = self._counts[index]
+        number = f"{count:,}" if count == total else f"{count:,}/{total:,}"
+        name_width = max(1, width - len(number) - 2)
+        return [(" " + fit(self._index.packages[package], name_width), None), (" " + number, "line-list--dim")]

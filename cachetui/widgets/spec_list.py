@@ -1,0 +1,56 @@
+"""The spec list of the highlighted package: short hash, version, compiler, os, target, stacks."""
+
+from __future__ import annotations
+
+from cachetui.index.store import Index
+from cachetui.widgets.line_list import LineList, Piece, fit
+
+_MAX_COLUMN = 24
+
+
+class SpecList(LineList):
+    empty_text = "no spec matches"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._index: Index | None = None
+        self._rows: list[int] = []
+        self._widths: tuple[int, ...] = ()
+
+    @property
+    def rows(self) -> list[int]:
+        return self._rows
+
+    @property
+    def highlighted_row(self) -> int | None:
+        return self._rows[self.cursor] if self._rows else None
+
+    def show(self, index: Index, rows: list[int]) -> None:
+        """Show `rows`, keeping the highlighted spec when it is still among them."""
+        keep = self.highlighted_row if index is self._index else None
+        self._index, self._rows = index, rows
+        field = index.field
+        columns = ("version", "compiler", "os", "target")
+        self._widths = tuple(min(_MAX_COLUMN, max((len(field(c, r)) for r in rows), default=1)) for c in columns)
+        position = rows.index(keep) if keep in rows else 0
+        self.set_count(len(rows), position)
+
+    def select_row(self, row: int) -> bool:
+        if row in self._rows:
+            self.cursor = self._rows.index(row)
+            return True
+        return False
+
+    def row_pieces(self, index: int, width: int) -> list[Piece]:
+        row = self._rows[index]
+        ix = self._index
+        field = ix.field
+        version_w, compiler_w, os_w, target_w = self._widths
+        return [
+            (" " + ix.hashes[row][:7] + " ", "line-list--accent"),
+            (fit(field("version", row), version_w) + " ", None),
+            (fit(field("compiler", row), compiler_w) + " ", None),
+            (fit(field("os", row), os_w) + " ", None),
+            (fit(field("target", row), target_w) + " ", None),
+            (",".join(ix.stacks(row)), "line-list--dim"),
+        ]

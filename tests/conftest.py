@@ -1,0 +1,62 @@
+"""Shared fixtures: the bundled sample data and a writer of synthetic summaries."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE_DATA = REPO / "sample_data"
+SAMPLE_FILES = sorted(SAMPLE_DATA.rglob("specs.md"))
+SHARED_SEEDS = REPO.parent / "shared" / "seeds"
+
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def fake_hash(n: int, prefix: str = "") -> str:
+    """A valid 32-char base32 hash, distinct for each n (and starting with `prefix`)."""
+    digits = []
+    for _ in range(32 - len(prefix)):
+        digits.append(_B32[n % 32])
+        n //= 32
+    return prefix + "".join(reversed(digits))
+
+
+def record(digest: str, version: str = "1.0", compiler: str = "gcc@13.2.0", os: str = "ubuntu24.04",
+           target: str = "x86_64_v3", platform: str = "linux", stacks=("root",), variants=("build_system=generic",), **extra) -> dict:
+    return {"hash": digest, "versions": [version], "compiler": compiler, "os": os, "platform": platform,
+            "target": target, "stacks": list(stacks), "variants": list(variants), "size": "-", **extra}
+
+
+def write_summary(path: Path, package: str, records: list[dict], tag: str = "develop", meta: dict | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["---", "title: " + json.dumps(package), "layout: cache", f"categories: [package, {tag}]"]
+    if meta is not None:
+        lines.append("meta: " + json.dumps(meta))
+    lines += ["spec_details: " + json.dumps(records), "---", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def synthetic(tmp_path: Path) -> Path:
+    """Three packages with known facets, two tags, and hashes sharing prefixes on purpose."""
+    root = tmp_path / "cache"
+    write_summary(root / "develop" / "zlib" / "specs.md", "zlib", [
+        record(fake_hash(1, "aaaa"), "1.3.1", os="ubuntu22.04", stacks=("root", "e4s")),
+        record(fake_hash(2, "aaab"), "1.3.1", os="ubuntu24.04", target="aarch64", stacks=("root", "e4s", "ml")),
+        record(fake_hash(3, "bbbb"), "1.2.13", compiler="gcc@=11.4.0", os="rhel8", stacks=("root",)),
+    ])
+    write_summary(root / "develop" / "zlib-ng" / "specs.md", "zlib-ng", [
+        record(fake_hash(4, "cccc"), "2.2.1", os="ubuntu22.04", stacks=("root", "e4s")),
+    ])
+    write_summary(root / "develop" / "py-numpy" / "specs.md", "py-numpy", [
+        record(fake_hash(5, "dddd"), "2.1.0", os="ubuntu24.04", target="aarch64", stacks=("root", "ml")),
+        record(fake_hash(6, "ddde"), "2.1.0", compiler="none", os="sequoia", platform="darwin", target="aarch64", stacks=("root", "ml")),
+    ])
+    write_summary(root / "v1.0.0" / "zlib" / "specs.md", "zlib", [
+        record(fake_hash(7, "eeee"), "1.3", os="ubuntu22.04", stacks=("root",)),
+    ], tag="v1.0.0")
+    return root

@@ -1,0 +1,154 @@
+"""The command line: JSON shapes, text output, exit codes, and no Textual import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cachetui import __version__
+from cachetui.cli import main
+from conftest import fake_hash, record, write_summary
+
+SPEC_KEYS = {"package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source"}
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_stats_json_shape_and_counts(capsys) -> None:
+    code, out, err = run(capsys, "stats", "--json")
+    data = json.loads(out)
+    assert code == 0 and err == ""
+    assert set(data) == {"packages", "specs", "tags", "facets", "problems"}
+    assert (data["packages"], data["specs"], data["tags"]) == (3, 336, {"develop": 336})
+    assert set(data["facets"]) == {"stack", "os", "target", "compiler", "platform"}
+    assert data["facets"]["stack"]["root"] == 336
+    assert data["facets"]["platform"] == {"darwin": 54, "linux": 282}
+    assert sum(data["facets"]["os"].values()) == 336
+    assert data["problems"] == []
+
+
+def test_stats_reports_problems_in_json_and_on_stderr(capsys, synthetic: Path) -> None:
+    (synthetic / "junk.txt").write_text("hello")
+    code, out, err = run(capsys, "stats", str(synthetic), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["specs"] == 7 and data["tags"] == {"develop": 6, "v1.0.0": 1}
+    [problem] = data["problems"]
+    assert problem["source"].endswith("junk.txt") and "front matter" in problem["error"]
+    assert "junk.txt" in err
+
+
+def test_stats_text_is_aligned(capsys) -> None:
+    code, out, _ = run(capsys, "stats")
+    assert code == 0 and out.startswith("3 packages, 336 specs from 3 files")
+    block = out.split("\n\n")[2].splitlines()  # the stack table
+    assert block[0].split() == ["stack", "specs"]
+    assert len({len(line) for line in block}) == 1  # right-aligned counts: equal widths
+
+
+def test_lookup_unique_ambiguous_missing(capsys) -> None:
+    code, out, _ = run(capsys, "lookup", "/2FEOVA4", "--json")
+    [spec] = json.loads(out)["specs"]
+    assert code == 0 and set(spec) == SPEC_KEYS
+    assert (spec["package"], spec["version"], spec["compiler"], spec["os"]) == ("py-mpi4py", "4.0.1", "gcc@11.4.0", "ubuntu22.04")
+    assert spec["hash"] == "2feova4prghd2gkebr23if6bojkyydpt" and spec["size"] is None and spec["tarball"] is None
+
+    code, out, _ = run(capsys, "lookup", "2")
+    assert code == 0 and out.startswith("11 specs have a hash starting with '2':")
+    assert "2feova4prghd2gkebr23if6bojkyydpt  py-mpi4py@4.0.1" in out
+
+    code, out, err = run(capsys, "lookup", "zzzz", "--json")
+    assert code == 1 and json.loads(out)["specs"] == []
+    code, out, err = run(capsys, "lookup", "zzzz")
+    assert code == 1 and out == "" and "no spec has a hash starting with 'zzzz'" in err
+
+
+def test_lookup_text_for_one_spec_gives_the_install_command(capsys) -> None:
+    code, out, _ = run(capsys, "lookup", "2feova4")
+    assert code == 0 and "install   spack install /2feova4prghd2gkebr23if6bojkyydpt" in out
+
+
+@pytest.mark.parametrize("argv", [["lookup", "a" * 33], ["lookup", "ab$"], ["search", " "], ["search", "x", "--limit", "-1"], ["frobnicate"], ["stats", "--bogus"]])
+def test_bad_usage_exits_2(capsys, argv) -> None:
+    with pytest.raises(SystemExit) as raised:
+        code = main(argv)
+        raise SystemExit(code)
+    assert raised.value.code == 2
+    assert capsys.readouterr().err
+
+
+def test_nothing_loadable_exits_2_with_reason(capsys, tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("not a summary")
+    code, out, err = run(capsys, "stats", str(tmp_path))
+    assert code == 2 and out == "" and "nothing loadable" in err and "x.txt" in err
+
+
+def test_search_json_ranked_with_specs_of_listed_packages(capsys, synthetic: Path) -> None:
+    code, out, _ = run(capsys, "search", "zlib", str(synthetic), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["packages"] == [{"name": "zlib", "specs": 4}, {"name": "zlib-ng", "specs": 1}]
+    assert [s["package"] for s in data["specs"]] == ["zlib"] * 4 + ["zlib-ng"]
+    assert all(set(s) == SPEC_KEYS for s in data["specs"])
+    assert {s["tag"] for s in data["specs"]} == {"develop", "v1.0.0"}
+
+
+def test_search_limit_caps_each_list_and_zero_means_no_cap(capsys, synthetic: Path) -> None:
+    data = json.loads(run(capsys, "search", "zlib", str(synthetic), "--json", "--limit", "1")[1])
+    assert [p["name"] for p in data["packages"]] == ["zlib"] and len(data["specs"]) == 1
+    data = json.loads(run(capsys, "search", "zlib", str(synthetic), "--json", "--limit", "0")[1])
+    assert len(data["packages"]) == 2 and len(data["specs"]) == 5
+
+
+def test_search_default_limit_is_100(capsys, tmp_path: Path) -> None:
+    write_summary(tmp_path / "big.md", "big", [record(fake_hash(i)) for i in range(150)])
+    data = json.loads(run(capsys, "search", "big", str(tmp_path), "--json")[1])
+    assert len(data["specs"]) == 100
+
+
+def test_search_typo_and_no_match(capsys) -> None:
+    code, out, _ = run(capsys, "search", "pymp4py")
+    assert code == 0 and out.splitlines()[1].split() == ["py-mpi4py", "91"]
+    code, out, err = run(capsys, "search", "qqqqxxxx", "--json")
+    assert code == 1 and json.loads(out) == {"packages": [], "specs": []}
+
+
+def test_text_output_never_carries_terminal_escapes(capsys, tmp_path: Path) -> None:
+    write_summary(tmp_path / "evil.md", "evil\x1b]52;c;aGk=\x07pkg", [record(fake_hash(1), stacks=("root\x1b[2J",))])
+    code, out, _ = run(capsys, "search", "evil", str(tmp_path))
+    assert code == 0 and "\x1b" not in out and "\\x1b]52" in out and "root\\x1b[2J" in out
+    data = json.loads(run(capsys, "search", "evil", str(tmp_path), "--json")[1])
+    assert data["specs"][0]["package"] == "evil\x1b]52;c;aGk=\x07pkg"  # JSON keeps the data exact
+
+
+def test_version_and_help(capsys) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["--version"])
+    assert raised.value.code == 0 and capsys.readouterr().out.strip() == f"cachetui {__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "stats" in out and "lookup" in out and "search" in out and "SOURCE" in out
+
+
+def test_app_with_only_missing_sources_exits_2(capsys, tmp_path: Path) -> None:
+    code, _, err = run(capsys, str(tmp_path / "missing"))
+    assert code == 2 and "no such file or directory" in err
+
+
+@pytest.mark.parametrize("argv", [["stats", "--json"], ["lookup", "2feova4"], ["search", "mpi"]])
+def test_subcommands_do_not_import_textual(argv) -> None:
+    probe = (
+        "import sys\nfrom cachetui.cli import main\ncode = main(sys.argv[1:])\n"
+        "assert not any(m == 'textual' or m.startswith('textual.') for m in sys.modules), 'textual imported'\n"
+        "raise SystemExit(code)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

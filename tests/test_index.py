@@ -1,0 +1,166 @@
+"""The index: fuzzy ranking, facet semantics and counts, hash prefixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cachetui.index.filter import Filter, evaluate
+from cachetui.index.fuzzy import rank_names
+from cachetui.index.store import HashPrefixError, Index
+from cachetui.service import IndexService
+from conftest import fake_hash
+
+
+def load(*sources: str) -> Index:
+    return IndexService(list(sources)).load().index
+
+
+@pytest.fixture(scope="module")
+def sample() -> Index:
+    return load()  # no source: the bundled sample data
+
+
+@pytest.fixture
+def small(synthetic: Path) -> Index:
+    return load(str(synthetic))
+
+
+def names(index: Index, result) -> list[str]:
+    return [index.packages[p] for p in result.packages]
+
+
+# -- fuzzy search ---------------------------------------------------------------------
+
+
+def test_typo_finds_the_package(sample: Index) -> None:
+    assert names(sample, evaluate(sample, Filter("pymp4py")))[0] == "py-mpi4py"
+
+
+def test_exact_then_prefix_then_substring_then_fuzzy() -> None:
+    pool = sorted(["zlib", "zlib-ng", "zlibx", "libzlib", "zlbi", "openssl"])
+    ranked = [pool[i] for i in rank_names("zlib", pool)]
+    assert ranked[:4] == ["zlib", "zlibx", "zlib-ng", "libzlib"]
+    assert "zlbi" in ranked[4:] and "openssl" not in ranked
+
+
+def test_search_is_case_insensitive_and_empty_lists_all(sample: Index) -> None:
+    assert names(sample, evaluate(sample, Filter("PY-SAFE"))) == ["py-safetensors"]
+    assert names(sample, evaluate(sample, Filter("  "))) == sample.packages
+
+
+def test_nonsense_query_matches_nothing(sample: Index) -> None:
+    result = evaluate(sample, Filter("qqqqxxxx"))
+    assert result.packages == [] and result.matching_specs == 0
+
+
+# -- facets ---------------------------------------------------------------------------
+
+
+def brute(index: Index, selections: dict[str, set[str]]) -> set[int]:
+    """Rows matching `selections` by checking every spec (OR within, AND across)."""
+    attr = {"os": "os", "target": "target", "compiler": "compiler", "platform": "platform", "tag": "tag"}
+    out = set()
+    for row in range(index.n_specs):
+        spec = index.spec(row)
+        ok = all(
+            (set(spec.stacks) & values) if facet == "stack" else getattr(spec, attr[facet]) in values
+            for facet, values in selections.items() if values
+        )
+        if ok:
+            out.add(row)
+    return out
+
+
+@pytest.mark.parametrize("selections", [
+    {"os": {"ubuntu22.04"}},
+    {"os": {"ubuntu22.04", "sequoia"}},
+    {"os": {"ubuntu24.04"}, "target": {"aarch64"}},
+    {"stack": {"e4s", "ml-darwin-aarch64-mps"}, "compiler": {"gcc@11.4.0", "apple-clang@16.0.0"}},
+    {"platform": {"darwin"}, "os": {"ubuntu24.04"}},
+])
+def test_facets_or_within_and_across(sample: Index, selections) -> None:
+    result = evaluate(sample, Filter.of("", selections))
+    expected = brute(sample, selections)
+    assert {r for r in range(sample.n_specs) if result.mask >> r & 1} == expected
+    assert result.matching_specs == len(expected)
+    assert result.matching_packages == len({sample.package_of(r) for r in expected})
+
+
+def test_facet_counts_ignore_their_own_selection(sample: Index) -> None:
+    selections = {"os": {"sequoia"}, "stack": {"e4s"}}
+    result = evaluate(sample, Filter.of("", selections))
+    for facet in ("os", "stack", "target", "compiler"):
+        others = {f: v for f, v in selections.items() if f != facet}
+        for value, count in result.facet_counts[facet].items():
+            assert count == len(brute(sample, {**others, facet: {value}})), (facet, value)
+    # The alternative OS stays visible with its count although sequoia is selected.
+    assert result.facet_counts["os"]["ubuntu22.04"] > 0
+
+
+def test_facet_counts_follow_the_search_text(small: Index) -> None:
+    result = evaluate(small, Filter("py-numpy"))
+    assert result.facet_counts["os"] == {"rhel8": 0, "sequoia": 1, "ubuntu22.04": 0, "ubuntu24.04": 1}
+    assert result.facet_counts["compiler"]["none"] == 1
+
+
+def test_package_counts_show_matching_specs(small: Index) -> None:
+    result = evaluate(small, Filter.of("", {"os": {"ubuntu22.04"}}))
+    assert dict(zip(names(small, result), result.counts)) == {"zlib": 2, "zlib-ng": 1}
+    assert result.status_text() == "2 of 3 packages · 3 of 7 specs"
+
+
+def test_tags_are_a_facet(small: Index) -> None:
+    result = evaluate(small, Filter.of("", {"tag": {"v1.0.0"}}))
+    assert names(small, result) == ["zlib"] and result.counts == [1]
+    assert small.facet_values["tag"] == ["develop", "v1.0.0"]
+
+
+def test_unknown_facet_value_matches_nothing(small: Index) -> None:
+    assert evaluate(small, Filter.of("", {"os": {"plan9"}})).packages == []
+
+
+def test_filter_toggle_round_trip() -> None:
+    flt = Filter("x").toggled("os", "rhel8").toggled("os", "sequoia")
+    assert flt.selected == {"os": frozenset({"rhel8", "sequoia"})}
+    assert flt.toggled("os", "rhel8").toggled("os", "sequoia") == Filter("x")
+
+
+# -- hash prefixes --------------------------------------------------------------------
+
+
+def test_unique_prefix_any_case_with_or_without_slash(sample: Index) -> None:
+    for text in ("2feova4", "/2feova4", "/2FEOVA4", " 2feova4prghd2gkebr23if6bojkyydpt "):
+        [row] = sample.lookup_hash(text)
+        assert sample.hashes[row] == "2feova4prghd2gkebr23if6bojkyydpt"
+        assert sample.package_name(row) == "py-mpi4py"
+
+
+def test_ambiguous_prefix_returns_every_match(sample: Index) -> None:
+    rows = sample.lookup_hash("2")
+    assert sorted(sample.hashes[r] for r in rows) == sorted(h for h in sample.hashes if h.startswith("2"))
+    assert len(rows) > 1
+
+
+def test_missing_prefix_returns_nothing(small: Index) -> None:
+    assert small.lookup_hash("zzzz") == []
+    assert [small.hashes[r] for r in small.lookup_hash("aaa")] == [fake_hash(1, "aaaa"), fake_hash(2, "aaab")]
+
+
+@pytest.mark.parametrize("bad", ["", "/", "a" * 33, "ab-c", "a b"])
+def test_malformed_prefix_is_an_error(sample: Index, bad: str) -> None:
+    with pytest.raises(HashPrefixError):
+        sample.lookup_hash(bad)
+
+
+def test_same_hash_in_two_tags_is_kept_per_tag(tmp_path: Path) -> None:
+    from conftest import record, write_summary
+
+    digest = fake_hash(42)
+    write_summary(tmp_path / "a" / "x.md", "pkg", [record(digest)], tag="develop")
+    write_summary(tmp_path / "b" / "x.md", "pkg", [record(digest)], tag="v1.0.0")
+    write_summary(tmp_path / "c" / "x.md", "pkg", [record(digest)], tag="v1.0.0")  # an exact duplicate
+    report = IndexService([str(tmp_path)]).load()
+    assert [report.index.field("tag", r) for r in report.index.lookup_hash(digest)] == ["develop", "v1.0.0"]
+    assert report.problems == []
