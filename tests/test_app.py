@@ -1,0 +1,280 @@
+"""The app, driven headless with Pilot at a pinned terminal size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cachetui.app import CacheTUI
+from cachetui.screens.hash_choice import HashChoiceScreen
+from cachetui.screens.help import HelpScreen
+from cachetui.widgets.facet_sidebar import FacetSidebar
+from cachetui.widgets.package_list import PackageList
+from cachetui.widgets.spec_list import SpecList
+from conftest import fake_hash, record, write_summary
+
+SIZE = (120, 40)
+
+
+async def settle(app, pilot) -> None:
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def status(app) -> str:
+    return str(app.screen.query_one("#status").render())
+
+
+def detail(app) -> str:
+    return str(app.screen.query_one("#detail-body").render())
+
+
+def listed(app) -> list[str]:
+    packages = app.screen.query_one(PackageList)
+    return [app.service.index.packages[p] for p in packages._packages]
+
+
+def painted(app) -> str:
+    """The text of the whole screen as the terminal would show it."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def focus_facet(app, pilot, facet: str, value: str) -> None:
+    sidebar = app.screen.query_one(FacetSidebar)
+    sidebar.focus()
+    sidebar.cursor = sidebar._lines.index((facet, value))
+    await pilot.pause()
+
+
+async def test_status_line_after_load() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert status(app) == "3 of 3 packages · 336 of 336 specs"
+        assert listed(app) == ["py-ml-dtypes", "py-mpi4py", "py-safetensors"]
+
+
+async def test_search_narrows_the_list_and_status() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*"safet")
+        await settle(app, pilot)
+        assert listed(app) == ["py-safetensors"]
+        assert status(app) == "1 of 3 packages · 116 of 336 specs"
+        assert app.screen.query_one(SpecList).count == 116
+        await pilot.press(*"zzzzz")
+        await settle(app, pilot)
+        assert listed(app) == [] and status(app) == "0 of 3 packages · 0 of 336 specs"
+
+
+async def test_typo_search_finds_mpi4py() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*"pymp4py")
+        await settle(app, pilot)
+        assert listed(app)[0] == "py-mpi4py"
+
+
+async def test_facet_toggle_changes_list_counts_and_other_facets(synthetic: Path) -> None:
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        sidebar = app.screen.query_one(FacetSidebar)
+        assert status(app) == "3 of 3 packages · 7 of 7 specs"
+        await focus_facet(app, pilot, "os", "ubuntu22.04")
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert listed(app) == ["zlib", "zlib-ng"]
+        assert status(app) == "2 of 3 packages · 3 of 7 specs"
+        assert app.screen.query_one(PackageList)._counts == [2, 1]
+        assert sidebar._counts["tag"] == {"develop": 2, "v1.0.0": 1}
+        assert sidebar._counts["os"]["sequoia"] == 1  # its own facet's alternatives stay visible
+        # OR within a facet.
+        sidebar.cursor = sidebar._lines.index(("os", "sequoia"))
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert listed(app) == ["py-numpy", "zlib", "zlib-ng"] and status(app) == "3 of 3 packages · 4 of 7 specs"
+        # Toggle both off again.
+        await pilot.press("enter")
+        sidebar.cursor = sidebar._lines.index(("os", "ubuntu22.04"))
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert status(app) == "3 of 3 packages · 7 of 7 specs"
+
+
+async def test_facet_toggle_by_mouse(synthetic: Path) -> None:
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        sidebar = app.screen.query_one(FacetSidebar)
+        line = sidebar._lines.index(("platform", "darwin"))
+        await pilot.click(FacetSidebar, offset=(3, line + 1))  # +1: the border
+        await settle(app, pilot)
+        assert listed(app) == ["py-numpy"] and status(app) == "1 of 3 packages · 1 of 7 specs"
+
+
+async def test_moving_the_highlight_updates_the_detail_pane() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        index = app.service.index
+        specs = app.screen.query_one(SpecList)
+        first, second = specs.rows[0], specs.rows[1]
+        assert index.hashes[first] in detail(app)
+        specs.focus()
+        await pilot.press("down")
+        await pilot.pause()
+        text = detail(app)
+        assert index.hashes[second] in text and index.hashes[first] not in text
+        assert f"spack install /{index.hashes[second]}" in text
+        await pilot.press("k")
+        await pilot.pause()
+        assert index.hashes[first] in detail(app)
+        # Moving in the package list changes the spec list and the detail.
+        app.screen.query_one(PackageList).focus()
+        await pilot.press("j")
+        await pilot.pause()
+        assert specs.border_title == "Specs of py-mpi4py" and "py-mpi4py@4.0.1" in detail(app)
+
+
+async def test_detail_shows_every_field(tmp_path: Path) -> None:
+    write_summary(tmp_path / "p.md", "pkg", [record(fake_hash(1), "2.0", variants=("+mpi", "~cuda", "libs=shared,static"),
+                                                    stacks=("e4s", "root"), size=2048, tarball="https://binaries.example/x.spack")])
+    app = CacheTUI([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        text = detail(app)
+        for expected in (fake_hash(1), "pkg@2.0", "gcc@13.2.0", "linux-ubuntu24.04-x86_64_v3", "+mpi", "~cuda",
+                         "libs=shared,static", "e4s", "root", "2.0 KiB", "develop", "https://binaries.example/x.spack",
+                         str(tmp_path / "p.md"), f"spack install /{fake_hash(1)}"):
+            assert expected in text, expected
+
+
+async def test_hash_lookup_jumps_to_the_spec() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*"/2feova4", "enter")
+        await settle(app, pilot)
+        packages, specs = app.screen.query_one(PackageList), app.screen.query_one(SpecList)
+        assert app.service.index.packages[packages.highlighted_package] == "py-mpi4py"
+        assert app.service.index.hashes[specs.highlighted_row] == "2feova4prghd2gkebr23if6bojkyydpt"
+        assert "2feova4prghd2gkebr23if6bojkyydpt" in detail(app)
+        assert app.focused is specs
+
+
+async def test_hash_lookup_clears_filters_that_hide_the_spec(synthetic: Path) -> None:
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await focus_facet(app, pilot, "os", "sequoia")
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert listed(app) == ["py-numpy"]
+        await pilot.press("slash", *"/cccc", "enter")
+        await settle(app, pilot)
+        assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row] == fake_hash(4, "cccc")
+        assert status(app) == "3 of 3 packages · 7 of 7 specs"
+
+
+async def test_ambiguous_hash_offers_a_choice(synthetic: Path) -> None:
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*"/aaa", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HashChoiceScreen)
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, HashChoiceScreen)
+        assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row] == fake_hash(2, "aaab")
+
+
+async def test_missing_hash_says_so() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*"/zzzzzz", "enter")
+        await settle(app, pilot)
+        assert any("No spec has a hash starting with /zzzzzz" in n.message for n in app._notifications)
+
+
+async def test_help_lists_every_binding() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one(PackageList).focus()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = painted(app)
+        for binding_id, keys in [("quit", "q"), ("quit-anywhere", "ctrl+q"), ("help", "?, f1"), ("focus-search", "/"),
+                                 ("focus-next", "tab"), ("focus-previous", "shift+tab"), ("cursor-up", "up, k"),
+                                 ("cursor-down", "down, j"), ("toggle-facet", "space, enter"), ("leave-search", "escape")]:
+            line = next((line for line in text.splitlines() if f" {binding_id} " in line + " "), None)
+            assert line is not None and keys in line, binding_id
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_slash_focuses_search_and_tab_moves_between_panes() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one(PackageList).focus()
+        await pilot.press("slash")
+        assert app.focused.id == "search"
+        order = []
+        for _ in range(5):
+            await pilot.press("tab")
+            order.append(app.focused.id)
+        assert order == ["packages", "specs", "detail", "facets", "search"]
+        await pilot.press("shift+tab")
+        assert app.focused.id == "facets"
+
+
+async def test_q_quits_outside_the_search_box_and_is_typed_inside_it() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("q")
+        assert app.screen.query_one("#search").value == "q" and app.is_running
+        await pilot.press("escape", "q")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.is_running
+
+
+async def test_ctrl_q_quits_from_the_search_box() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_markup_in_data_is_shown_literally(tmp_path: Path) -> None:
+    name = "[bold red]evil[/] [@click=app.quit]x"
+    write_summary(tmp_path / "p.md", name, [record(fake_hash(1), stacks=("[link=http://x]s[/link]",))])
+    app = CacheTUI([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert listed(app) == [name]
+        assert name in detail(app) and "[link=http://x]s[/link]" in detail(app)
+        assert "[bold red]evil" in painted(app)
+        await pilot.press(*"evil")
+        await settle(app, pilot)
+        assert app.is_running and status(app) == "1 of 1 packages · 1 of 1 specs"
+
+
+async def test_load_problems_are_counted_in_the_status_line(synthetic: Path) -> None:
+    (synthetic / "broken.md").write_text("---\nspec_details: [\n---\n")
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert status(app) == "3 of 3 packages · 7 of 7 specs · 1 load problems"
+        assert any("broken.md" in n.message for n in app._notifications)

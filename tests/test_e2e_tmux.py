@@ -1,0 +1,104 @@
+"""End to end: the installed `cachetui` in a real terminal (tmux), read off the screen.
+
+It runs from an unrelated directory, so it also proves that the styles and the sample
+data ship with the installed package.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+TMUX = shutil.which("tmux")
+INSTALLED = Path(sys.executable).parent / "cachetui"
+
+
+class Terminal:
+    def __init__(self, width: int, height: int, cwd: Path) -> None:
+        assert TMUX, "tmux is needed for the end-to-end tests (.ci/run installs it)"
+        assert INSTALLED.exists(), f"cachetui is not installed beside {sys.executable}: pip install ."
+        self.socket = f"cachetui-test-{uuid.uuid4().hex[:8]}"
+        env = {**os.environ, "TERM": "xterm-256color"}
+        self._tmux("new-session", "-d", "-s", "e2e", "-x", str(width), "-y", str(height), "-c", str(cwd), str(INSTALLED), env=env)
+        self._tmux("set-option", "-t", "e2e", "remain-on-exit", "on")
+
+    def _tmux(self, *args: str, env=None) -> str:
+        done = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True, env=env, timeout=10)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "e2e")
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self._tmux("send-keys", "-t", "e2e", key)
+            time.sleep(0.05)
+
+    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
+
+    def exit_status(self, timeout: float = 10.0) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            dead, _, status = self._tmux("display-message", "-p", "-t", "e2e", "#{pane_dead} #{pane_dead_status}").strip().partition(" ")
+            if dead == "1":
+                return int(status)
+            time.sleep(0.1)
+        raise AssertionError("cachetui did not exit")
+
+    def close(self) -> None:
+        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True)
+
+
+@pytest.fixture(params=[(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+def terminal(request, tmp_path: Path):
+    term = Terminal(*request.param, cwd=tmp_path)
+    yield term
+    term.close()
+
+
+def test_browse_search_lookup_and_quit(terminal: Terminal) -> None:
+    screen = terminal.wait_for("3 of 3 packages · 336 of 336 specs")
+    assert "py-ml-dtypes" in screen and "Filters" in screen and "Packages" in screen
+    assert "Traceback" not in screen
+
+    terminal.keys(*"safet")
+    screen = terminal.wait_for("1 of 3 packages · 116 of 336 specs")
+    assert "py-safetensors" in screen and "py-mpi4py" not in screen
+
+    terminal.keys(*["BSpace"] * 5)
+    terminal.wait_for("3 of 3 packages · 336 of 336 specs")
+    terminal.keys(*"/2feova4", "Enter")
+    screen = terminal.wait_for("Specs of py-mpi4py")
+    assert "2feova4" in screen and "py-mpi4py@4.0.1" in screen
+
+    terminal.keys("q")
+    assert terminal.exit_status() == 0
+    assert "Traceback" not in terminal.screen()
+
+
+def test_facet_toggle_from_the_keyboard(terminal: Terminal) -> None:
+    terminal.wait_for("3 of 3 packages · 336 of 336 specs")
+    terminal.keys("BTab")  # from the search box back to the facet sidebar
+    # The sidebar opens on the Stacks header; the first value is data-vis-sdk (5 specs, py-mpi4py only).
+    terminal.keys("Down", "Space")
+    screen = terminal.wait_for("1 of 3 packages · 5 of 336 specs")
+    assert "[x] data-vis-sdk" in screen
+    terminal.keys("C-q")
+    assert terminal.exit_status() == 0
