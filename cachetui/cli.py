@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from cachetui import __version__
 from cachetui.index.filter import Filter, evaluate
-from cachetui.index.store import HashPrefixError
+from cachetui.index.store import HashPrefixError, normalise_hash_prefix
 from cachetui.output import SPEC_COLUMNS, size_text, spec_cells, spec_json, table
 from cachetui.service import IndexService, LoadReport
 from cachetui.textsafe import visible
@@ -143,7 +143,7 @@ def _lookup(options: argparse.Namespace) -> int:
     except HashPrefixError as error:
         raise _UsageError(f"bad hash prefix {visible(options.prefix)!r}: {error}") from None
     if options.json:
-        _print_json({"prefix": options.prefix.strip().lstrip("/").lower(), "specs": [spec_json(index, r) for r in rows]})
+        _print_json({"prefix": normalise_hash_prefix(options.prefix), "specs": [spec_json(index, r) for r in rows]})
     elif not rows:
         print(f"no spec has a hash starting with {visible(options.prefix)!r}", file=sys.stderr)
     elif len(rows) == 1:

@@ -32,9 +32,6 @@ class Filter:
     def selected(self) -> dict[str, frozenset[str]]:
         return dict(self.selections)
 
-    def is_selected(self, facet: str, value: str) -> bool:
-        return value in self.selected.get(facet, ())
-
     def toggled(self, facet: str, value: str) -> Filter:
         selected = {f: set(v) for f, v in self.selections}
         values = selected.setdefault(facet, set())
@@ -43,9 +40,6 @@ class Filter:
 
     def with_query(self, query: str) -> Filter:
         return Filter(query, self.selections)
-
-    def cleared(self) -> Filter:
-        return Filter(self.query)
 
 
 @dataclass(frozen=True)
@@ -100,7 +94,7 @@ def evaluate(index: Index, flt: Filter) -> Result:
         mask_bytes = combined.to_bytes((index.n_specs + 7) // 8 or 1, "little")
         packages, counts = [], []
         for p in candidates:
-            count = index.count_in_package(p, combined, mask_bytes)
+            count = index.count_in_package(p, mask_bytes)
             if count:
                 packages.append(p)
                 counts.append(count)

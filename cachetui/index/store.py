@@ -167,10 +167,6 @@ class Index:
     def package_size(self, package: int) -> int:
         return self.starts[package + 1] - self.starts[package]
 
-    def package_id(self, name: str) -> int | None:
-        i = bisect.bisect_left(self.packages, name)
-        return i if i < len(self.packages) and self.packages[i] == name else None
-
     # -- one row ------------------------------------------------------------------------
 
     def package_of(self, row: int) -> int:
@@ -250,13 +246,9 @@ class Index:
             bits[facet] = [int.from_bytes(buffers[c], "little") for c in order]
         return values, bits
 
-    def count_in_package(self, package: int, mask: int, mask_bytes: bytes | None = None) -> int:
-        """How many rows of `package` are set in `mask`."""
+    def count_in_package(self, package: int, mask_bytes: bytes) -> int:
+        """How many rows of `package` are set in a mask given as little-endian bytes."""
         start, end = self.starts[package], self.starts[package + 1]
-        if mask == self.all_rows:
-            return end - start
-        if mask_bytes is None:
-            return ((mask >> start) & ((1 << (end - start)) - 1)).bit_count()
         chunk = int.from_bytes(mask_bytes[start >> 3 : (end + 7) >> 3], "little") >> (start & 7)
         return (chunk & ((1 << (end - start)) - 1)).bit_count()
 

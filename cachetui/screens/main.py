@@ -17,7 +17,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from cachetui.index.filter import Filter, Result
-from cachetui.index.store import HashPrefixError
+from cachetui.index.store import HashPrefixError, normalise_hash_prefix
 from cachetui.messages import LoadFailed, Loaded, LoadProgress, ResultReady
 from cachetui.screens.hash_choice import HashChoiceScreen
 from cachetui.service import IndexService
@@ -216,7 +216,7 @@ class MainScreen(Screen):
         except HashPrefixError as error:
             self.notify(visible(f"{text}: {error}"), title="Hash lookup", severity="warning", markup=False)
             return
-        prefix = text.strip().lstrip("/").lower()
+        prefix = normalise_hash_prefix(text)
         if not rows:
             self.notify(visible(f"No spec has a hash starting with /{prefix}"), title="Hash lookup", severity="warning", markup=False)
         elif len(rows) == 1:

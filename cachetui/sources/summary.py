@@ -42,11 +42,6 @@ class SummaryFile:
     problems: list[LoadProblem] = field(default_factory=list)
 
 
-def looks_like_summary(head: str) -> bool:
-    """Cheap content sniff: front matter that mentions spec_details."""
-    return head.lstrip("\ufeff").startswith("---") and "spec_details:" in head
-
-
 def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryFile:
     """Parse one summary. Raises NotASummary with a user-facing reason."""
     front = _parse_front_matter(text)

@@ -48,9 +48,7 @@ class LineList(ScrollView, can_focus=True):
 
     cursor: var[int] = var(0, always_update=False)
 
-    class Highlighted(Message):
-        """The cursor moved to `index` (posted once the list settles there)."""
-
+    class _RowMessage(Message):
         def __init__(self, line_list: LineList, index: int) -> None:
             super().__init__()
             self.line_list = line_list
@@ -60,17 +58,11 @@ class LineList(ScrollView, can_focus=True):
         def control(self) -> LineList:
             return self.line_list
 
-    class Selected(Message):
+    class Highlighted(_RowMessage):
+        """The cursor moved to `index`."""
+
+    class Selected(_RowMessage):
         """The user chose the row at `index` (enter, space or a click)."""
-
-        def __init__(self, line_list: LineList, index: int) -> None:
-            super().__init__()
-            self.line_list = line_list
-            self.index = index
-
-        @property
-        def control(self) -> LineList:
-            return self.line_list
 
     empty_text = "nothing to show"
 
