@@ -32,4 +32,8 @@ class CacheTUI(App):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen([CacheTUI, MainScreen, LineList, FacetSidebar]))
+            self.push_screen(HelpScreen(HELP_OWNERS))
+
+
+# Whose bindings the help lists, in this order.
+HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar]

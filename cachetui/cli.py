@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 
@@ -28,6 +29,9 @@ COMMANDS = {
     "lookup": "every spec whose hash starts with PREFIX",
     "search": "packages matching QUERY (fuzzy), with their specs",
 }
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class _UsageError(Exception):
@@ -86,6 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `cachetui search x | head`
         sys.stderr.close()
         return EXIT_OK
+    except Exception as error:  # never a traceback in front of a user
+        print(f"cachetui: internal error: {type(error).__name__}: {visible(str(error))}", file=sys.stderr)
+        print("cachetui: please report this with the command you ran", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _load(sources: list[str]) -> LoadReport:
@@ -99,8 +107,10 @@ def _load(sources: list[str]) -> LoadReport:
 
 
 def _print_json(value: object) -> None:
-    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    # json escapes C0 controls itself; escape C1 controls and bidi marks too, so JSON on a
+    # terminal is as safe as text output. The decoded data stays exact.
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    sys.stdout.write(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 # -- stats ------------------------------------------------------------------------------
@@ -136,14 +146,14 @@ def _stats(options: argparse.Namespace) -> int:
 
 
 def _lookup(options: argparse.Namespace) -> int:
-    report = _load(options.sources)
-    index = report.index
     try:
-        rows = index.lookup_hash(options.prefix)
+        prefix = normalise_hash_prefix(options.prefix)
     except HashPrefixError as error:
         raise _UsageError(f"bad hash prefix {visible(options.prefix)!r}: {error}") from None
+    index = _load(options.sources).index
+    rows = index.lookup_hash(prefix)
     if options.json:
-        _print_json({"prefix": normalise_hash_prefix(options.prefix), "specs": [spec_json(index, r) for r in rows]})
+        _print_json({"prefix": prefix, "specs": [spec_json(index, r) for r in rows]})
     elif not rows:
         print(f"no spec has a hash starting with {visible(options.prefix)!r}", file=sys.stderr)
     elif len(rows) == 1:

@@ -46,9 +46,6 @@ class LoadProblem:
     message: str
     severity: str = "error"  # "error": data was skipped; "warning": loaded, but something is off
 
-    def __str__(self) -> str:
-        return f"{self.source}: {self.severity}: {self.message}"
-
 
 def normalise_compiler(text: str | None) -> str:
     """`gcc@=11.4.0` and `gcc@11.4.0` are the same compiler; `none` means no compiler."""

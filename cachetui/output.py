@@ -35,10 +35,9 @@ def spec_json(index: Index, row: int) -> dict[str, Any]:
 SPEC_COLUMNS = ("hash", "package", "compiler", "arch", "tag", "stacks")
 
 
-def spec_cells(index: Index, row: int, short_hash: bool = False) -> tuple[str, ...]:
-    digest = index.hashes[row]
+def spec_cells(index: Index, row: int) -> tuple[str, ...]:
     return (
-        digest[:7] if short_hash else digest,
+        index.hashes[row],
         f"{index.package_name(row)}@{index.field('version', row)}",
         index.field("compiler", row),
         f"{index.field('platform', row)}-{index.field('os', row)}-{index.field('target', row)}",

@@ -7,7 +7,6 @@ workers; the CLI calls the same methods directly. Nothing here imports Textual.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,7 +22,6 @@ class LoadReport:
     index: Index
     problems: list[LoadProblem] = field(default_factory=list)
     files: int = 0
-    seconds: float = 0.0
 
     @property
     def errors(self) -> list[LoadProblem]:
@@ -44,14 +42,13 @@ class IndexService:
 
     def load(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> LoadReport:
         """Read every source and build the index (blocking: call it from a worker)."""
-        began = time.perf_counter()
         files, problems = discover(self.sources)
         builder = IndexBuilder()
         for loaded in load_files(files, progress, cancelled):
             problems.extend(loaded.problems)
             builder.add_all(loaded.specs)
         problems.extend(builder.problems)
-        self.report = LoadReport(builder.build(), problems, len(files), time.perf_counter() - began)
+        self.report = LoadReport(builder.build(), problems, len(files))
         return self.report
 
     # -- filtering, with stale results dropped ------------------------------------------

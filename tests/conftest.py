@@ -15,6 +15,38 @@ SHARED_SEEDS = REPO.parent / "shared" / "seeds"
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 
+def raw_front_matter(path: Path) -> dict:
+    """A summary's meta and spec_details read with plain json, independently of cachetui."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        for key in ("meta", "spec_details"):
+            if line.startswith(key + ": "):
+                out[key] = json.loads(line[len(key) + 2:])
+    return out
+
+
+class SampleTruth:
+    """Expected figures for the bundled sample data, taken from the files themselves."""
+
+    def __init__(self) -> None:
+        raw = {p.parent.name: raw_front_matter(p) for p in SAMPLE_FILES}
+        self.packages = sorted(raw)
+        self.specs_of = {name: len(r["spec_details"]) for name, r in raw.items()}
+        assert self.specs_of == {name: r["meta"]["num_specs"] for name, r in raw.items()}
+        self.specs = sum(self.specs_of.values())
+        self.records = [rec for r in raw.values() for rec in r["spec_details"]]
+        self.hashes = [rec["hash"] for rec in self.records]
+
+    def count(self, **where: str) -> int:
+        return sum(all(rec[k] == v for k, v in where.items()) for rec in self.records)
+
+    def status(self) -> str:
+        return f"{len(self.packages)} of {len(self.packages)} packages · {self.specs} of {self.specs} specs"
+
+
+SAMPLE = SampleTruth()
+
+
 def fake_hash(n: int, prefix: str = "") -> str:
     """A valid 32-char base32 hash, distinct for each n (and starting with `prefix`)."""
     digits = []

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from cachetui.app import CacheTUI
+from cachetui.app import HELP_OWNERS, CacheTUI
 from cachetui.screens.hash_choice import HashChoiceScreen
-from cachetui.screens.help import HelpScreen
+from cachetui.screens.help import HelpScreen, binding_rows
+from cachetui.screens.problems import ProblemsScreen
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_list import SpecList
-from conftest import fake_hash, record, write_summary
+from conftest import SAMPLE, fake_hash, record, write_summary
 
 SIZE = (120, 40)
 
@@ -32,7 +33,7 @@ def detail(app) -> str:
 
 def listed(app) -> list[str]:
     packages = app.screen.query_one(PackageList)
-    return [app.service.index.packages[p] for p in packages._packages]
+    return [app.service.index.packages[p] for p in packages.packages]
 
 
 def painted(app) -> str:
@@ -43,7 +44,7 @@ def painted(app) -> str:
 async def focus_facet(app, pilot, facet: str, value: str) -> None:
     sidebar = app.screen.query_one(FacetSidebar)
     sidebar.focus()
-    sidebar.cursor = sidebar._lines.index((facet, value))
+    sidebar.cursor = sidebar.lines.index((facet, value))
     await pilot.pause()
 
 
@@ -51,29 +52,31 @@ async def test_status_line_after_load() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert status(app) == "3 of 3 packages · 336 of 336 specs"
-        assert listed(app) == ["py-ml-dtypes", "py-mpi4py", "py-safetensors"]
+        assert status(app) == SAMPLE.status()
+        assert listed(app) == SAMPLE.packages
+        assert app.focused is app.screen.query_one(PackageList)
 
 
 async def test_search_narrows_the_list_and_status() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"safet")
+        await pilot.press("slash", *"safet")
         await settle(app, pilot)
+        n = SAMPLE.specs_of["py-safetensors"]
         assert listed(app) == ["py-safetensors"]
-        assert status(app) == "1 of 3 packages · 116 of 336 specs"
-        assert app.screen.query_one(SpecList).count == 116
+        assert status(app) == f"1 of 3 packages · {n} of {SAMPLE.specs} specs"
+        assert app.screen.query_one(SpecList).count == n
         await pilot.press(*"zzzzz")
         await settle(app, pilot)
-        assert listed(app) == [] and status(app) == "0 of 3 packages · 0 of 336 specs"
+        assert listed(app) == [] and status(app) == f"0 of 3 packages · 0 of {SAMPLE.specs} specs"
 
 
 async def test_typo_search_finds_mpi4py() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"pymp4py")
+        await pilot.press("slash", *"pymp4py")
         await settle(app, pilot)
         assert listed(app)[0] == "py-mpi4py"
 
@@ -89,17 +92,17 @@ async def test_facet_toggle_changes_list_counts_and_other_facets(synthetic: Path
         await settle(app, pilot)
         assert listed(app) == ["zlib", "zlib-ng"]
         assert status(app) == "2 of 3 packages · 3 of 7 specs"
-        assert app.screen.query_one(PackageList)._counts == [2, 1]
-        assert sidebar._counts["tag"] == {"develop": 2, "v1.0.0": 1}
-        assert sidebar._counts["os"]["sequoia"] == 1  # its own facet's alternatives stay visible
+        assert app.screen.query_one(PackageList).counts == [2, 1]
+        assert sidebar.counts["tag"] == {"develop": 2, "v1.0.0": 1}
+        assert sidebar.counts["os"]["sequoia"] == 1  # its own facet's alternatives stay visible
         # OR within a facet.
-        sidebar.cursor = sidebar._lines.index(("os", "sequoia"))
+        sidebar.cursor = sidebar.lines.index(("os", "sequoia"))
         await pilot.press("enter")
         await settle(app, pilot)
         assert listed(app) == ["py-numpy", "zlib", "zlib-ng"] and status(app) == "3 of 3 packages · 4 of 7 specs"
         # Toggle both off again.
         await pilot.press("enter")
-        sidebar.cursor = sidebar._lines.index(("os", "ubuntu22.04"))
+        sidebar.cursor = sidebar.lines.index(("os", "ubuntu22.04"))
         await pilot.press("space")
         await settle(app, pilot)
         assert status(app) == "3 of 3 packages · 7 of 7 specs"
@@ -110,7 +113,7 @@ async def test_facet_toggle_by_mouse(synthetic: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         sidebar = app.screen.query_one(FacetSidebar)
-        line = sidebar._lines.index(("platform", "darwin"))
+        line = sidebar.lines.index(("platform", "darwin"))
         await pilot.click(FacetSidebar, offset=(3, line + 1))  # +1: the border
         await settle(app, pilot)
         assert listed(app) == ["py-numpy"] and status(app) == "1 of 3 packages · 1 of 7 specs"
@@ -157,7 +160,7 @@ async def test_hash_lookup_jumps_to_the_spec() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"/2feova4", "enter")
+        await pilot.press("slash", *"/2feova4", "enter")
         await settle(app, pilot)
         packages, specs = app.screen.query_one(PackageList), app.screen.query_one(SpecList)
         assert app.service.index.packages[packages.highlighted_package] == "py-mpi4py"
@@ -184,7 +187,7 @@ async def test_ambiguous_hash_offers_a_choice(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"/aaa", "enter")
+        await pilot.press("slash", *"/aaa", "enter")
         await settle(app, pilot)
         assert isinstance(app.screen, HashChoiceScreen)
         await pilot.press("down", "enter")
@@ -197,8 +200,10 @@ async def test_missing_hash_says_so() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"/zzzzzz", "enter")
+        await pilot.press("slash", *"/zzzzzz", "enter")
         await settle(app, pilot)
+        assert "no match" in painted(app)  # the hint under the search box
+        # Textual keeps no public list of notifications; toasts are not in the headless paint.
         assert any("No spec has a hash starting with /zzzzzz" in n.message for n in app._notifications)
 
 
@@ -206,16 +211,15 @@ async def test_help_lists_every_binding() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.screen.query_one(PackageList).focus()
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        text = painted(app)
-        for binding_id, keys in [("quit", "q"), ("quit-anywhere", "ctrl+q"), ("help", "?, f1"), ("focus-search", "/"),
-                                 ("focus-next", "tab"), ("focus-previous", "shift+tab"), ("cursor-up", "up, k"),
-                                 ("cursor-down", "down, j"), ("toggle-facet", "space, enter"), ("leave-search", "escape")]:
-            line = next((line for line in text.splitlines() if f" {binding_id} " in line + " "), None)
-            assert line is not None and keys in line, binding_id
+        lines = painted(app).splitlines()
+        rows = binding_rows(HELP_OWNERS)
+        assert len(rows) >= 14
+        for _, keys, description, binding_id in rows:
+            line = next((line for line in lines if f" {binding_id} " in line + " "), None)
+            assert line is not None and keys in line and description[:20] in line, binding_id
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -224,7 +228,6 @@ async def test_slash_focuses_search_and_tab_moves_between_panes() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.screen.query_one(PackageList).focus()
         await pilot.press("slash")
         assert app.focused.id == "search"
         order = []
@@ -240,8 +243,8 @@ async def test_q_quits_outside_the_search_box_and_is_typed_inside_it() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("q")
-        assert app.screen.query_one("#search").value == "q" and app.is_running
+        await pilot.press("slash", "q", "question_mark", "j")
+        assert app.screen.query_one("#search").value == "q?j" and app.is_running
         await pilot.press("escape", "q")
         await pilot.pause()
     assert app.return_code == 0 and not app.is_running
@@ -251,7 +254,7 @@ async def test_ctrl_q_quits_from_the_search_box() -> None:
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("ctrl+q")
+        await pilot.press("slash", "ctrl+q")
         await pilot.pause()
     assert not app.is_running
 
@@ -265,7 +268,7 @@ async def test_markup_in_data_is_shown_literally(tmp_path: Path) -> None:
         assert listed(app) == [name]
         assert name in detail(app) and "[link=http://x]s[/link]" in detail(app)
         assert "[bold red]evil" in painted(app)
-        await pilot.press(*"evil")
+        await pilot.press("slash", *"evil")
         await settle(app, pilot)
         assert app.is_running and status(app) == "1 of 1 packages · 1 of 1 specs"
 
@@ -275,5 +278,56 @@ async def test_load_problems_are_counted_in_the_status_line(synthetic: Path) -> 
     app = CacheTUI([str(synthetic)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert status(app) == "3 of 3 packages · 7 of 7 specs · 1 load problems"
-        assert any("broken.md" in n.message for n in app._notifications)
+        assert status(app) == "3 of 3 packages · 7 of 7 specs · 1 load problems (p)"
+        await pilot.press("p")
+        await pilot.pause()
+        assert isinstance(app.screen, ProblemsScreen)
+        text = painted(app)
+        assert "broken.md" in text and "error" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ProblemsScreen)
+
+
+async def test_markup_in_a_border_title_cannot_crash_or_style(tmp_path: Path) -> None:
+    write_summary(tmp_path / "p.md", "a[/]b[/nope]", [record(fake_hash(1))])
+    app = CacheTUI([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.is_running and "Specs of a[/]b[/nope]" in painted(app)
+
+
+def _bold_lines(app, widget) -> list[str]:
+    """Painted lines inside `widget` that carry the cursor's bold style."""
+    region = widget.content_region
+    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    cropped = [strip.crop(region.x, region.right) for strip in strips]
+    return [strip.text for strip in cropped if any(seg.style and seg.style.bold for seg in strip)]
+
+
+async def test_cursor_repaints_when_the_list_is_scrolled() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(app, pilot)
+        specs = app.screen.query_one(SpecList)
+        specs.focus()
+        await pilot.press("G")
+        await pilot.pause()
+        assert specs.scroll_offset.y > 0
+        await pilot.press("k", "k", "k")
+        await pilot.pause()
+        index = app.service.index
+        cursor_hash = index.hashes[specs.highlighted_row][:7]
+        bold = _bold_lines(app, specs)
+        assert len(bold) == 1 and cursor_hash in bold[0]
+
+
+async def test_double_slash_still_looks_up() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        search = app.screen.query_one("#search")
+        search.focus()
+        await pilot.press("slash", *"/2feova4", "enter")  # `/` typed while already in the box
+        await settle(app, pilot)
+        assert search.value == "//2feova4"
+        assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row].startswith("2feova4")

@@ -11,7 +11,7 @@ import pytest
 
 from cachetui import __version__
 from cachetui.cli import main
-from conftest import fake_hash, record, write_summary
+from conftest import SAMPLE, fake_hash, record, write_summary
 
 SPEC_KEYS = {"package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source"}
 
@@ -27,11 +27,11 @@ def test_stats_json_shape_and_counts(capsys) -> None:
     data = json.loads(out)
     assert code == 0 and err == ""
     assert set(data) == {"packages", "specs", "tags", "facets", "problems"}
-    assert (data["packages"], data["specs"], data["tags"]) == (3, 336, {"develop": 336})
+    assert (data["packages"], data["specs"], data["tags"]) == (len(SAMPLE.packages), SAMPLE.specs, {"develop": SAMPLE.specs})
     assert set(data["facets"]) == {"stack", "os", "target", "compiler", "platform"}
-    assert data["facets"]["stack"]["root"] == 336
-    assert data["facets"]["platform"] == {"darwin": 54, "linux": 282}
-    assert sum(data["facets"]["os"].values()) == 336
+    assert data["facets"]["stack"]["root"] == SAMPLE.specs
+    assert data["facets"]["platform"] == {p: SAMPLE.count(platform=p) for p in ("darwin", "linux")}
+    assert data["facets"]["os"] == {o: SAMPLE.count(os=o) for o in {r["os"] for r in SAMPLE.records}}
     assert data["problems"] == []
 
 
@@ -47,7 +47,7 @@ def test_stats_reports_problems_in_json_and_on_stderr(capsys, synthetic: Path) -
 
 def test_stats_text_is_aligned(capsys) -> None:
     code, out, _ = run(capsys, "stats")
-    assert code == 0 and out.startswith("3 packages, 336 specs from 3 files")
+    assert code == 0 and out.startswith(f"{len(SAMPLE.packages)} packages, {SAMPLE.specs} specs from {len(SAMPLE.packages)} files")
     block = out.split("\n\n")[2].splitlines()  # the stack table
     assert block[0].split() == ["stack", "specs"]
     assert len({len(line) for line in block}) == 1  # right-aligned counts: equal widths
@@ -61,7 +61,8 @@ def test_lookup_unique_ambiguous_missing(capsys) -> None:
     assert spec["hash"] == "2feova4prghd2gkebr23if6bojkyydpt" and spec["size"] is None and spec["tarball"] is None
 
     code, out, _ = run(capsys, "lookup", "2")
-    assert code == 0 and out.startswith("11 specs have a hash starting with '2':")
+    expected = sum(h.startswith("2") for h in SAMPLE.hashes)
+    assert code == 0 and out.startswith(f"{expected} specs have a hash starting with '2':")
     assert "2feova4prghd2gkebr23if6bojkyydpt  py-mpi4py@4.0.1" in out
 
     code, out, err = run(capsys, "lookup", "zzzz", "--json")
@@ -115,7 +116,7 @@ def test_search_default_limit_is_100(capsys, tmp_path: Path) -> None:
 
 def test_search_typo_and_no_match(capsys) -> None:
     code, out, _ = run(capsys, "search", "pymp4py")
-    assert code == 0 and out.splitlines()[1].split() == ["py-mpi4py", "91"]
+    assert code == 0 and out.splitlines()[1].split() == ["py-mpi4py", str(SAMPLE.specs_of["py-mpi4py"])]
     code, out, err = run(capsys, "search", "qqqqxxxx", "--json")
     assert code == 1 and json.loads(out) == {"packages": [], "specs": []}
 
@@ -124,8 +125,22 @@ def test_text_output_never_carries_terminal_escapes(capsys, tmp_path: Path) -> N
     write_summary(tmp_path / "evil.md", "evil\x1b]52;c;aGk=\x07pkg", [record(fake_hash(1), stacks=("root\x1b[2J",))])
     code, out, _ = run(capsys, "search", "evil", str(tmp_path))
     assert code == 0 and "\x1b" not in out and "\\x1b]52" in out and "root\\x1b[2J" in out
-    data = json.loads(run(capsys, "search", "evil", str(tmp_path), "--json")[1])
-    assert data["specs"][0]["package"] == "evil\x1b]52;c;aGk=\x07pkg"  # JSON keeps the data exact
+    code, out, _ = run(capsys, "search", "evil", str(tmp_path), "--json")
+    assert not any(c in out for c in "\x1b\x07\x9b\u202e")  # escaped, also C1 and bidi
+    assert json.loads(out)["specs"][0]["package"] == "evil\x1b]52;c;aGk=\x07pkg"  # the data stays exact
+
+
+def test_json_escapes_c1_controls_and_bidi_marks(capsys, tmp_path: Path) -> None:
+    name = "csi\x9b2Jrtl\u202eevil"
+    write_summary(tmp_path / "x.md", name, [record(fake_hash(1))])
+    code, out, _ = run(capsys, "search", "csi", str(tmp_path), "--json")
+    assert "\\u009b" in out and "\\u202e" in out and "\x9b" not in out and "\u202e" not in out
+    assert json.loads(out)["packages"][0]["name"] == name
+
+
+def test_bad_prefix_is_refused_before_loading(capsys, tmp_path: Path) -> None:
+    code, _, err = run(capsys, "lookup", "a" * 40, str(tmp_path / "missing"))
+    assert code == 2 and "bad hash prefix" in err and "no such file" not in err
 
 
 def test_version_and_help(capsys) -> None:

@@ -164,3 +164,14 @@ def test_same_hash_in_two_tags_is_kept_per_tag(tmp_path: Path) -> None:
     report = IndexService([str(tmp_path)]).load()
     assert [report.index.field("tag", r) for r in report.index.lookup_hash(digest)] == ["develop", "v1.0.0"]
     assert report.problems == []
+
+
+def test_values_only_in_dropped_duplicates_are_not_facets(tmp_path: Path) -> None:
+    from conftest import record, write_summary
+
+    digest = fake_hash(42)
+    write_summary(tmp_path / "a" / "x.md", "pkg", [record(digest, os="rhel8")])
+    write_summary(tmp_path / "b" / "x.md", "pkg", [record(digest, os="centos7")])  # same hash and tag: dropped
+    report = IndexService([str(tmp_path)]).load()
+    assert report.index.facet_values["os"] == ["rhel8"]
+    assert "different content" in report.problems[0].message

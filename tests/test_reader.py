@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+import os
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,28 @@ def test_directory_symlink_loop_terminates(tmp_path: Path) -> None:
     files, problems = discover([str(tmp_path)])
     assert len(files) == 1
     assert any("already visited" in p.message for p in problems)
+
+
+def test_a_named_pipe_is_skipped_not_read(tmp_path: Path) -> None:
+    # Opening a FIFO for reading blocks until a writer comes: it must never be opened.
+    write_summary(tmp_path / "good.md", "good", [record(fake_hash(1))])
+    os.mkfifo(tmp_path / "pipe")
+    files, _ = discover([str(tmp_path)])
+    results = {Path(f.path).name: f for f in load_files(files)}
+    assert len(results["good.md"].specs) == 1
+    assert "not a regular file" in results["pipe"].problems[0].message
+
+
+def test_yaml_aliases_are_refused(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.md"
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"] + [f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]" for i in range(8)]
+    bomb.write_text("---\ntitle: bomb\n" + "\n".join(levels) + f"\nspec_details:\n  - hash: {fake_hash(1)}\n---\n")
+    [problem] = read_file(str(bomb)).problems
+    assert "aliases" in problem.message and problem.source == str(bomb)
+
+
+def test_messages_about_meta_stay_short(tmp_path: Path) -> None:
+    meta = {"versions": ["v" * 10_000] + [f"x{i}" for i in range(50)]}
+    path = write_summary(tmp_path / "p.md", "pkg", [record(fake_hash(1))], meta=meta)
+    [problem] = read_file(str(path)).problems
+    assert len(problem.message) < 600 and "and 46 more" in problem.message

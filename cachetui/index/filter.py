@@ -64,7 +64,8 @@ class Result:
 
     def status_text(self) -> str:
         """The status line users read (and scripts scrape): a public contract."""
-        return f"{self.matching_packages:,} of {self.total_packages:,} packages · {self.matching_specs:,} of {self.total_specs:,} specs"
+        # Plain integers: scripts scrape this line (`(\d+) of (\d+) packages`).
+        return f"{self.matching_packages} of {self.total_packages} packages · {self.matching_specs} of {self.total_specs} specs"
 
 
 def evaluate(index: Index, flt: Filter) -> Result:

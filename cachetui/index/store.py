@@ -26,10 +26,7 @@ class HashPrefixError(ValueError):
 
 
 def normalise_hash_prefix(text: str) -> str:
-    prefix = text.strip()
-    if prefix.startswith("/"):
-        prefix = prefix[1:]
-    prefix = prefix.lower()
+    prefix = text.strip().lstrip("/").lower()
     if not prefix:
         raise HashPrefixError("a hash prefix needs 1 to 32 characters")
     if len(prefix) > 32:
@@ -241,7 +238,8 @@ class Index:
                 for r, code in enumerate(self._columns[facet]):
                     buffers[code][r >> 3] |= 1 << (r & 7)
             # Present values sorted for the sidebar; codes are re-mapped to that order.
-            order = sorted(range(len(names)), key=lambda c: _facet_sort_key(facet, names[c]))
+            present = [c for c in range(len(names)) if any(buffers[c])]  # not only in dropped duplicates
+            order = sorted(present, key=lambda c: _facet_sort_key(facet, names[c]))
             values[facet] = [names[c] for c in order]
             bits[facet] = [int.from_bytes(buffers[c], "little") for c in order]
         return values, bits

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
@@ -20,6 +21,7 @@ from cachetui.index.filter import Filter, Result
 from cachetui.index.store import HashPrefixError, normalise_hash_prefix
 from cachetui.messages import LoadFailed, Loaded, LoadProgress, ResultReady
 from cachetui.screens.hash_choice import HashChoiceScreen
+from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
 from cachetui.textsafe import visible
 from cachetui.widgets.facet_sidebar import FacetSidebar
@@ -36,6 +38,7 @@ class MainScreen(Screen):
         Binding("tab", "app.focus_next", "Next pane", show=False, id="focus-next", tooltip="Move to the next pane"),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False, id="focus-previous", tooltip="Move to the previous pane"),
         Binding("escape", "leave_search", "Leave search", show=False, id="leave-search", tooltip="Leave the search box for the package list"),
+        Binding("p", "problems", "Problems", id="show-problems", tooltip="List every load problem (file and reason)"),
     ]
 
     def __init__(self, service: IndexService) -> None:
@@ -62,7 +65,8 @@ class MainScreen(Screen):
         self.query_one("#packages").border_title = "Packages"
         self.query_one("#specs").border_title = "Specs"
         self.query_one("#detail").border_title = "Detail"
-        self.query_one("#search", Input).focus()
+        # Start in the list, so `/`, `?`, j/k and q work at once (`/` goes to the search box).
+        self.query_one(PackageList).focus()
         self._update_status()
         self._load()
 
@@ -95,6 +99,7 @@ class MainScreen(Screen):
         report = message.report
         self._loading = ""
         self.query_one(SpecDetail).index = report.index
+        self.query_one(FacetSidebar).empty_text = "no data loaded"
         self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
         errors = len(report.errors)
         if report.problems:
@@ -136,7 +141,8 @@ class MainScreen(Screen):
         if index is None or self.result is None:
             return
         rows = [] if package is None else index.rows_in_package(package, self.result.mask)
-        specs.border_title = "Specs" if package is None else visible(f"Specs of {index.packages[package]}")
+        # A border title given as str is parsed as markup; data must go in as plain Content.
+        specs.border_title = Content("Specs" if package is None else visible(f"Specs of {index.packages[package]}"))
         specs.show(index, rows)
         self.query_one(SpecDetail).row = specs.highlighted_row
 
@@ -147,13 +153,13 @@ class MainScreen(Screen):
         else:
             n = index.n_packages if index else 0
             s = index.n_specs if index else 0
-            text = f"0 of {n:,} packages · 0 of {s:,} specs"
+            text = f"0 of {n} packages · 0 of {s} specs"
         status = Text(text)
         if self._loading:
             status.append(f" · {self._loading}", style="italic")
         report = self.service.report
         if report and report.problems:
-            status.append(f" · {len(report.problems):,} load problems", style="bold")
+            status.append(f" · {len(report.problems)} load problems (p)", style="bold")
         self.query_one("#status", Static).update(status)
 
     # -- events from the widgets (messages up) ------------------------------------------
@@ -247,6 +253,13 @@ class MainScreen(Screen):
 
     def action_focus_search(self) -> None:
         self.query_one("#search", Input).focus()
+
+    def action_problems(self) -> None:
+        report = self.service.report
+        if report is None:
+            self.notify("Still loading.", severity="warning")
+        else:
+            self.app.push_screen(ProblemsScreen(report.problems))
 
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):

@@ -8,6 +8,7 @@ naming the file and the reason; the rest still loads.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,12 +61,12 @@ def _walk(root: Path, problems: list[LoadProblem]) -> Iterator[str]:
 
     for directory, subdirs, names in os.walk(root, onerror=on_error, followlinks=True):
         try:
-            stat = os.stat(directory)
+            info = os.stat(directory)
         except OSError as error:
             on_error(error)
             subdirs[:] = []
             continue
-        key = (stat.st_dev, stat.st_ino)
+        key = (info.st_dev, info.st_ino)
         if key in seen:  # a symlink loop, or the same tree linked twice
             problems.append(LoadProblem(directory, "directory already visited (symlink loop?); skipped", "warning"))
             subdirs[:] = []
@@ -81,7 +82,11 @@ def read_file(path: str) -> LoadedFile:
     """Load one file; never raises for bad content."""
     loaded = LoadedFile(path)
     try:
-        size = os.path.getsize(path)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            loaded.problems.append(LoadProblem(path, "not a regular file (a pipe, socket or device?); skipped"))
+            return loaded
+        size = info.st_size
         if size > MAX_FILE_BYTES:
             loaded.problems.append(LoadProblem(path, f"file is {size:,} bytes, larger than the {MAX_FILE_BYTES:,}-byte limit; skipped"))
             return loaded

@@ -34,6 +34,15 @@ class _NeedYaml(Exception):
     """The fast path met YAML it does not handle."""
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """safe_load without aliases: summaries never use them, and nested aliases are a YAML bomb."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "uses YAML aliases, which summaries never do (refused: a possible YAML bomb)", self.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+
 @dataclass
 class SummaryFile:
     package: str
@@ -103,7 +112,7 @@ def _parse_front_matter(text: str) -> dict[str, Any]:
         return _fast_front_matter(block)
     except _NeedYaml as fast_failure:
         try:
-            front = yaml.safe_load("\n".join(block))
+            front = yaml.load("\n".join(block), Loader=_NoAliasLoader)
         except yaml.YAMLError as error:
             detail = str(fast_failure) or _one_line(error)
             raise NotASummary(f"front matter is not valid YAML: {detail}") from None
@@ -252,7 +261,7 @@ def _meta_disagreements(meta: dict[str, Any], specs: list[Spec]) -> Iterable[str
     if isinstance(claimed_counts, dict):
         wrong = sorted(s for s in set(claimed_counts) | set(by_stack) if claimed_counts.get(s) != by_stack.get(s, 0))
         if wrong:
-            shown = ", ".join(f"{s} {claimed_counts.get(s, 0)} vs {by_stack.get(s, 0)}" for s in wrong[:5])
+            shown = _some([f"{s} {claimed_counts.get(s, 0)} vs {by_stack.get(s, 0)}" for s in wrong])
             yield f"meta num_specs_by_stack disagrees with spec_details ({shown}); using spec_details"
 
 
@@ -261,10 +270,16 @@ def _set_difference(key: str, claimed: set[str], actual: set[str]) -> Iterable[s
     if missing or extra:
         parts = []
         if missing:
-            parts.append("lists " + ", ".join(missing[:5]) + " not in spec_details")
+            parts.append("lists " + _some(missing) + " not in spec_details")
         if extra:
-            parts.append("omits " + ", ".join(extra[:5]))
+            parts.append("omits " + _some(extra))
         yield f"meta {key} " + " and ".join(parts) + "; using spec_details"
+
+
+def _some(values: list[str], most: int = 5, width: int = 60) -> str:
+    """A short, bounded list for a message: values from data can be huge."""
+    shown = ", ".join(v if len(v) <= width else v[: width - 1] + "…" for v in values[:most])
+    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
 
 
 def _type_name(value: Any) -> str:

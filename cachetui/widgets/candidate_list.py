@@ -25,4 +25,5 @@ class CandidateList(LineList):
 
     def row_pieces(self, index: int, width: int) -> list[Piece]:
         row = self._rows[index]
-        return [(" " + fit(candidate_label(self._index, row), width - 12), None), (" " + fit(self._index.field("tag", row), 10), "line-list--dim")]
+        ix = self._index
+        return [(" " + ix.hashes[row] + "  ", "line-list--accent"), (fit(candidate_label(ix, row) + "  " + ix.field("tag", row), max(1, width - 35)), None)]

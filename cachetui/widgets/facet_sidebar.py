@@ -40,6 +40,15 @@ class FacetSidebar(LineList):
         self._index: Index | None = None
 
     @property
+    def lines(self) -> list[tuple[str, str | None]]:
+        """(facet, value) per row; value None for a section header (read-only)."""
+        return self._lines
+
+    @property
+    def counts(self) -> dict[str, dict[str, int]]:
+        return self._counts
+
+    @property
     def highlighted(self) -> tuple[str, str | None] | None:
         return self._lines[self.cursor] if self._lines else None
 

@@ -150,9 +150,8 @@ class LineList(ScrollView, can_focus=True):
         return self._clamp(index)
 
     def watch_cursor(self, old: int, new: int) -> None:
-        scroll_y = self.scroll_offset.y
-        self.refresh_line(old - scroll_y)
-        self.refresh_line(new - scroll_y)
+        self.refresh_line(old)  # virtual row numbers: ScrollView subtracts the scroll offset
+        self.refresh_line(new)
         self._scroll_cursor_into_view()
         if self._count:
             self.post_message(self.Highlighted(self, new))

@@ -17,6 +17,16 @@ class PackageList(LineList):
         self._counts: list[int] = []
 
     @property
+    def packages(self) -> list[int]:
+        """Package ids in display order (read-only)."""
+        return self._packages
+
+    @property
+    def counts(self) -> list[int]:
+        """Matching spec count of each listed package (read-only)."""
+        return self._counts
+
+    @property
     def highlighted_package(self) -> int | None:
         return self._packages[self.cursor] if self._packages else None
 
