@@ -2,4 +2,6 @@
 
 from cachetui.cli import main
 
-raise SystemExit(main())
+# Guarded: loader processes are spawned, and they import the main module again.
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cachetui.index.filter import Filter, Result, evaluate
-from cachetui.index.store import Index, IndexBuilder
+from cachetui.index.store import Index, build_index
 from cachetui.model import LoadProblem
 from cachetui.resources import sample_data_dir
-from cachetui.sources import Progress, discover, load_files
+from cachetui.sources import Progress, discover, gc_paused, read_chunks
 
 
 @dataclass
@@ -43,12 +43,14 @@ class IndexService:
     def load(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> LoadReport:
         """Read every source and build the index (blocking: call it from a worker)."""
         files, problems = discover(self.sources)
-        builder = IndexBuilder()
-        for loaded in load_files(files, progress, cancelled):
-            problems.extend(loaded.problems)
-            builder.add_all(loaded.specs)
-        problems.extend(builder.problems)
-        self.report = LoadReport(builder.build(), problems, len(files))
+        chunks = []
+        for chunk in read_chunks(files, progress, cancelled):
+            problems.extend(chunk.problems)
+            chunks.append(chunk)
+        with gc_paused():
+            index, duplicates = build_index(chunks)
+        problems.extend(duplicates)
+        self.report = LoadReport(index, problems, len(files))
         return self.report
 
     # -- filtering, with stale results dropped ------------------------------------------

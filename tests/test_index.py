@@ -175,3 +175,43 @@ def test_values_only_in_dropped_duplicates_are_not_facets(tmp_path: Path) -> Non
     report = IndexService([str(tmp_path)]).load()
     assert report.index.facet_values["os"] == ["rhel8"]
     assert "different content" in report.problems[0].message
+
+
+def _snapshot(index: Index) -> tuple:
+    return (index.packages, [index.spec(r) for r in range(index.n_specs)], index.facet_values)
+
+
+def test_loader_processes_build_the_same_index_as_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cachetui import sources
+    from conftest import record, write_summary
+
+    for p in range(12):
+        write_summary(tmp_path / f"p{p:02d}" / "specs.md", f"pkg{p:02d}", [record(fake_hash(p * 100 + i), f"1.{i % 3}", os=("rhel8", "sequoia")[i % 2]) for i in range(p + 1)])
+    serial = IndexService([str(tmp_path)]).load()
+    monkeypatch.setattr(sources, "PARALLEL_MIN_FILES", 0)
+    files, _ = sources.discover([str(tmp_path)])
+    chunks = list(sources.read_chunks(files, workers=2))
+    assert len(chunks) > 1  # really batched, each batch read by a loader process
+    parallel = IndexService([str(tmp_path)])
+    monkeypatch.setattr(sources, "read_chunks", lambda files, progress=None, cancelled=None: iter(chunks))
+    assert _snapshot(parallel.load().index) == _snapshot(serial.index)
+
+
+def test_a_broken_loader_pool_falls_back_to_reading_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    from cachetui import sources
+    from conftest import record, write_summary
+
+    for p in range(5):
+        write_summary(tmp_path / f"p{p}" / "specs.md", f"pkg{p}", [record(fake_hash(p))])
+
+    class BrokenPool:
+        def __init__(self, *args, **kwargs) -> None:
+            raise BrokenProcessPool("no processes here")
+
+    monkeypatch.setattr(sources, "ProcessPoolExecutor", BrokenPool)
+    monkeypatch.setattr(sources, "PARALLEL_MIN_FILES", 0)
+    files, _ = sources.discover([str(tmp_path)])
+    chunks = list(sources.read_chunks(files, workers=2))
+    assert sum(c.rows for c in chunks) == 5

@@ -11,8 +11,20 @@ import pytest
 
 from cachetui.model import normalise_compiler
 from cachetui import sources
-from cachetui.sources import discover, load_files, read_file
+from cachetui.model import LoadProblem, Spec
+from cachetui.service import IndexService
+from cachetui.sources import discover, read_file
 from conftest import SAMPLE_FILES, SHARED_SEEDS, fake_hash, record, write_summary
+
+def load(*paths) -> tuple[list[Spec], list[LoadProblem]]:
+    """Specs as the index shows them (normalised), and every load problem."""
+    report = IndexService([str(p) for p in paths]).load()
+    return [report.index.spec(r) for r in range(report.index.n_specs)], report.problems
+
+
+def problems_of(path) -> list[LoadProblem]:
+    return read_file(str(path))[1]
+
 
 SEEDS = SAMPLE_FILES + (sorted(SHARED_SEEDS.glob("*.txt")) if SHARED_SEEDS.is_dir() else [])
 
@@ -26,10 +38,9 @@ def _meta(path: Path) -> dict:
 
 @pytest.mark.parametrize("path", SEEDS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_each_seed_matches_its_own_meta(path: Path) -> None:
-    loaded = read_file(str(path))
+    specs, problems = load(path)
     meta = _meta(path)
-    specs = loaded.specs
-    assert loaded.problems == []
+    assert problems == []
     assert len(specs) == meta["num_specs"]
     assert Counter(s for spec in specs for s in spec.stacks) == Counter(meta["num_specs_by_stack"])
     assert {s.version for s in specs} == set(meta["versions"])
@@ -46,11 +57,10 @@ def test_file_is_recognised_by_content_not_name(tmp_path: Path) -> None:
     odd = tmp_path / "whatever.bin"
     odd.write_bytes(SAMPLE_FILES[0].read_bytes())
     (tmp_path / "specs.md").write_text("# just a readme\n")
-    files, problems = discover([str(tmp_path)])
-    loaded = {Path(f.path).name: f for f in load_files(files)}
-    assert len(loaded["whatever.bin"].specs) == 129
-    assert loaded["specs.md"].specs == []
-    assert "no YAML front matter" in loaded["specs.md"].problems[0].message
+    specs, problems = load(tmp_path)
+    assert {Path(s.source).name for s in specs} == {"whatever.bin"} and len(specs) == _meta(SAMPLE_FILES[0])["num_specs"]
+    [problem] = problems
+    assert Path(problem.source).name == "specs.md" and "no YAML front matter" in problem.message
 
 
 def test_directories_are_walked_recursively_and_hidden_entries_skipped(tmp_path: Path) -> None:
@@ -67,21 +77,24 @@ def test_normalisation(tmp_path: Path) -> None:
         {"versions": ["2.0"], "target": "aarch64", "platform": "linux", "os": "rhel8", "hash": fake_hash(3).upper(),
          "stacks": ["z", "a", "z"], "compiler": "gcc@13.2.0"},  # any key order, no size/tarball/variants
     ], tag="develop-2025-03-23")
-    specs = read_file(str(path)).specs
-    assert [s.compiler for s in specs] == ["gcc@11.4.0", "none", "gcc@13.2.0"]
-    assert [s.size for s in specs] == [1234, None, None]
-    assert specs[0].tarball == "https://example.invalid/x.spack" and specs[1].tarball is None
-    assert specs[2].hash == fake_hash(3) and specs[2].stacks == ("a", "z") and specs[2].variants == ()
+    specs, problems = load(path)
+    by_hash = {s.hash: s for s in specs}
+    first, second, third = by_hash[fake_hash(1)], by_hash[fake_hash(2)], by_hash[fake_hash(3)]
+    assert problems == []
+    assert [first.compiler, second.compiler, third.compiler] == ["gcc@11.4.0", "none", "gcc@13.2.0"]
+    assert [first.size, second.size, third.size] == [1234, None, None]
+    assert first.tarball == "https://example.invalid/x.spack" and second.tarball is None
+    assert third.stacks == ("a", "z") and third.variants == () and third.version == "2.0"
     assert {s.tag for s in specs} == {"develop-2025-03-23"}
 
 
 def test_meta_that_disagrees_is_a_warning_and_spec_details_wins(tmp_path: Path) -> None:
     meta = {"num_specs": 5, "oss": ["ubuntu24.04", "centos7"], "stacks": ["root"], "num_specs_by_stack": {"root": 9}}
     path = write_summary(tmp_path / "p.md", "pkg", [record(fake_hash(1)), record(fake_hash(2))], meta=meta)
-    loaded = read_file(str(path))
-    assert len(loaded.specs) == 2
-    messages = [p.message for p in loaded.problems]
-    assert all(p.severity == "warning" for p in loaded.problems)
+    specs, problems = load(path)
+    assert len(specs) == 2
+    messages = [p.message for p in problems]
+    assert all(p.severity == "warning" for p in problems)
     assert any("num_specs 5" in m and "has 2" in m for m in messages)
     assert any("oss" in m and "centos7" in m for m in messages)
     assert any("num_specs_by_stack" in m for m in messages)
@@ -94,9 +107,8 @@ def test_yaml_fallback_reads_block_style_front_matter(tmp_path: Path) -> None:
         f"  - hash: {fake_hash(9)}\n    versions: ['1.0']\n    compiler: gcc@=11.4.0\n"
         "    os: ubuntu22.04\n    platform: linux\n    target: x86_64_v3\n    stacks: [root]\n    size: '-'\n---\n"
     )
-    loaded = read_file(str(path))
-    assert loaded.problems == []
-    [spec] = loaded.specs
+    [spec], problems = load(path)
+    assert problems == []
     assert (spec.package, spec.tag, spec.compiler, spec.version) == ("blocky", "v0.21.0", "gcc@11.4.0", "1.0")
 
 
@@ -113,10 +125,9 @@ def test_broken_files_become_problems_naming_file_and_reason(tmp_path: Path, con
     bad = tmp_path / "bad.md"
     bad.write_bytes(content.encode())
     good = write_summary(tmp_path / "good" / "specs.md", "good", [record(fake_hash(1))])
-    files, _ = discover([str(tmp_path)])
-    results = {f.path: f for f in load_files(files)}
-    assert len(results[str(good)].specs) == 1  # the rest still loads
-    [problem] = results[str(bad)].problems
+    specs, problems = load(tmp_path)
+    assert [s.source for s in specs] == [str(good)]  # the rest still loads
+    [problem] = problems
     assert problem.source == str(bad) and reason in problem.message and problem.severity == "error"
 
 
@@ -124,9 +135,9 @@ def test_bad_records_are_skipped_with_a_problem_and_good_ones_kept(tmp_path: Pat
     path = write_summary(tmp_path / "p.md", "pkg", [
         record(fake_hash(1)), record("not-a-hash"), record("short"), {"hash": fake_hash(2)}, "junk",
     ])
-    loaded = read_file(str(path))
-    assert [s.hash for s in loaded.specs] == [fake_hash(1)]
-    text = " | ".join(p.message for p in loaded.problems)
+    specs, problems = load(path)
+    assert [s.hash for s in specs] == [fake_hash(1)]
+    text = " | ".join(p.message for p in problems)
     assert "record 2 skipped: 'hash' is not 32 base32 characters" in text
     assert "1 more records skipped: 'hash' is not 32 base32 characters" in text
     assert "record 4 skipped: missing 'versions'" in text
@@ -146,7 +157,7 @@ def test_unreadable_file_is_a_problem(tmp_path: Path, monkeypatch: pytest.Monkey
         raise PermissionError(13, "Permission denied", str(file))
 
     monkeypatch.setattr(sources, "open", refuse, raising=False)
-    [problem] = read_file(str(path)).problems
+    [problem] = problems_of(path)
     assert problem.source == str(path) and problem.message == "permission denied"
 
 
@@ -162,22 +173,22 @@ def test_a_named_pipe_is_skipped_not_read(tmp_path: Path) -> None:
     # Opening a FIFO for reading blocks until a writer comes: it must never be opened.
     write_summary(tmp_path / "good.md", "good", [record(fake_hash(1))])
     os.mkfifo(tmp_path / "pipe")
-    files, _ = discover([str(tmp_path)])
-    results = {Path(f.path).name: f for f in load_files(files)}
-    assert len(results["good.md"].specs) == 1
-    assert "not a regular file" in results["pipe"].problems[0].message
+    specs, problems = load(tmp_path)
+    assert len(specs) == 1
+    [problem] = problems
+    assert problem.source.endswith("pipe") and "not a regular file" in problem.message
 
 
 def test_yaml_aliases_are_refused(tmp_path: Path) -> None:
     bomb = tmp_path / "bomb.md"
     levels = ["a: &a [x, x, x, x, x, x, x, x, x]"] + [f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]" for i in range(8)]
     bomb.write_text("---\ntitle: bomb\n" + "\n".join(levels) + f"\nspec_details:\n  - hash: {fake_hash(1)}\n---\n")
-    [problem] = read_file(str(bomb)).problems
+    [problem] = problems_of(bomb)
     assert "aliases" in problem.message and problem.source == str(bomb)
 
 
 def test_messages_about_meta_stay_short(tmp_path: Path) -> None:
     meta = {"versions": ["v" * 10_000] + [f"x{i}" for i in range(50)]}
     path = write_summary(tmp_path / "p.md", "pkg", [record(fake_hash(1))], meta=meta)
-    [problem] = read_file(str(path)).problems
+    [problem] = problems_of(path)
     assert len(problem.message) < 600 and "and 46 more" in problem.message

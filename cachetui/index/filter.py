@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import reduce
 
+import numpy as np
+
 from cachetui.index.fuzzy import rank_names
 from cachetui.index.store import Index
 from cachetui.model import FACETS
@@ -70,7 +72,7 @@ class Result:
 
 def evaluate(index: Index, flt: Filter) -> Result:
     ranked = rank_names(flt.query, index.packages_lower) if flt.query.strip() else None
-    query_mask = index.all_rows if ranked is None else _rows_of_packages(index, ranked)
+    query_mask = index.all_rows if ranked is None else index.rows_mask(ranked)
 
     selected = flt.selected
     facet_masks = {
@@ -87,18 +89,16 @@ def evaluate(index: Index, flt: Filter) -> Result:
             counts = [(others & bits).bit_count() for bits in index.facet_bits[facet]]
         facet_counts[facet] = dict(zip(index.facet_values[facet], counts))
 
-    candidates = ranked if ranked is not None else range(index.n_packages)
     if combined == index.all_rows:
-        packages = list(candidates)
-        counts = [index.package_size(p) for p in packages]
+        packages = list(range(index.n_packages))
+        counts = index.sizes_array.tolist()
     else:
-        mask_bytes = combined.to_bytes((index.n_specs + 7) // 8 or 1, "little")
-        packages, counts = [], []
-        for p in candidates:
-            count = index.count_in_package(p, mask_bytes)
-            if count:
-                packages.append(p)
-                counts.append(count)
+        per_package = index.package_counts(combined)
+        candidates = np.flatnonzero(per_package) if ranked is None else np.asarray(ranked, dtype=np.int64)
+        if ranked is not None and len(candidates):
+            candidates = candidates[per_package[candidates] > 0]
+        packages = candidates.tolist()
+        counts = per_package[candidates].tolist() if len(candidates) else []
     return Result(flt, packages, counts, facet_counts, combined, index.n_packages, index.n_specs)
 
 
@@ -107,22 +107,3 @@ def _bits(index: Index, facet: str, value: str) -> int:
         return index.facet_bits[facet][index.facet_values[facet].index(value)]
     except (KeyError, ValueError):
         return 0  # a value this index does not have matches nothing
-
-
-def _rows_of_packages(index: Index, packages: list[int]) -> int:
-    """The bitset of every row of `packages`, built in one pass over a bytearray."""
-    n = index.n_specs
-    buffer = bytearray((n + 7) // 8 or 1)
-    for p in packages:
-        start, end = index.starts[p], index.starts[p + 1]
-        while start < end and start & 7:
-            buffer[start >> 3] |= 1 << (start & 7)
-            start += 1
-        full_end = end & ~7
-        if start < full_end:
-            buffer[start >> 3 : full_end >> 3] = b"\xff" * ((full_end - start) >> 3)
-            start = full_end
-        while start < end:
-            buffer[start >> 3] |= 1 << (start & 7)
-            start += 1
-    return int.from_bytes(buffer, "little")

@@ -1,24 +1,25 @@
 """The Index: every spec in int-coded columns, grouped by package.
 
-Built once from Spec records, then immutable. Rows are grouped by package (sorted by
-name), so a package is a contiguous range of rows. Each field is an array of codes
-into an interned table of strings; each facet value has a bitset (a Python int) of the
-rows that carry it; hashes are sorted once for prefix lookup by bisection.
+Built once, then immutable. Rows are grouped by package (sorted by name), so a package
+is a contiguous range of rows. Each field is a numpy array of codes into an interned
+table; each facet value has a bitset of the rows that carry it (a Python int: AND and
+popcount run in C, ~20 µs at a million rows); hashes live in one blob of 32 bytes a row,
+with a sorted 64-bit key of their first 8 characters for prefix search.
 """
 
 from __future__ import annotations
 
-import bisect
-from array import array
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 
+import numpy as np
+
+from cachetui.sources.columns import COLUMNS, ColumnChunk
 from cachetui.index.versions import version_key
-from cachetui.model import FACETS, LoadProblem, Spec
+from cachetui.model import FACETS, LoadProblem, Spec, normalise_compiler
 
-# Columns that are a single interned string per row.
-_STRING_COLUMNS = ("version", "compiler", "platform", "os", "target", "tag", "source")
-_HEX_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_HASH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_TEXT = ("version", "compiler", "platform", "os", "target", "tag", "source")
 
 
 class HashPrefixError(ValueError):
@@ -31,122 +32,79 @@ def normalise_hash_prefix(text: str) -> str:
         raise HashPrefixError("a hash prefix needs 1 to 32 characters")
     if len(prefix) > 32:
         raise HashPrefixError(f"a hash has 32 characters; {len(prefix)} given")
-    if not set(prefix) <= _HEX_OK:
+    if not set(prefix) <= _HASH_CHARS:
         raise HashPrefixError("a hash prefix has only letters and digits")
     return prefix
 
 
-class _Interner:
-    def __init__(self) -> None:
-        self.values: list = []
-        self._codes: dict = {}
-
-    def code(self, value) -> int:
-        code = self._codes.get(value)
-        if code is None:
-            code = self._codes[value] = len(self.values)
-            self.values.append(value)
-        return code
+def hash_keys(blob: bytes | memoryview) -> np.ndarray:
+    """The first 8 characters of each 32-byte hash as a big-endian integer: sorts like the text."""
+    return np.frombuffer(blob, dtype=">u8").reshape(-1, 4)[:, 0].astype(np.uint64)
 
 
-@dataclass(frozen=True, slots=True)
-class _Row:
-    hash: str
-    codes: tuple[int, ...]  # one per _STRING_COLUMNS
-    stacks: int
-    variants: int
-    size: int | None
-    tarball: str | None
+class HashColumn(Sequence[str]):
+    """`index.hashes[row]` without a million str objects in memory."""
+
+    def __init__(self, blob: bytes) -> None:
+        self.blob = blob
+
+    def __len__(self) -> int:
+        return len(self.blob) // 32
+
+    def __getitem__(self, row):  # type: ignore[override]
+        if isinstance(row, slice):
+            return [self[r] for r in range(*row.indices(len(self)))]
+        row = int(row)
+        if row < 0:
+            row += len(self)
+        if not 0 <= row < len(self):
+            raise IndexError(row)
+        return self.blob[row * 32 : row * 32 + 32].decode("ascii")
+
+    def __iter__(self) -> Iterator[str]:
+        return (self.blob[i : i + 32].decode("ascii") for i in range(0, len(self.blob), 32))
 
 
-class IndexBuilder:
-    """Collects Spec records (deduplicated per tag), then builds the Index."""
+@dataclass
+class IndexParts:
+    """Everything an Index is made of: what the builder produces and the snapshot stores."""
 
-    def __init__(self) -> None:
-        self._interners = {column: _Interner() for column in _STRING_COLUMNS}
-        self._stacksets = _Interner()
-        self._stack_names = _Interner()
-        self._variantsets = _Interner()
-        self._rows: dict[str, list[_Row]] = {}
-        self._first_seen: dict[tuple[str, int], tuple[str, _Row]] = {}
-        self.problems: list[LoadProblem] = []
-
-    def add(self, spec: Spec) -> None:
-        codes = tuple(self._interners[column].code(getattr(spec, column)) for column in _STRING_COLUMNS)
-        stacks = self._stacksets.code(tuple(self._stack_names.code(s) for s in spec.stacks))
-        row = _Row(spec.hash, codes, stacks, self._variantsets.code(spec.variants), spec.size, spec.tarball)
-        tag_code = codes[_STRING_COLUMNS.index("tag")]
-        first = self._first_seen.get((spec.hash, tag_code))
-        if first is not None:
-            first_package, first_row = first
-            same = first_package == spec.package and _same_content(first_row, row)
-            if not same:
-                where = self._interners["source"].values[first_row.codes[-1]]
-                self.problems.append(LoadProblem(spec.source, f"hash {spec.hash} is already in tag {spec.tag!r} with different content (first seen in {where}); kept the first", "warning"))
-            return
-        self._first_seen[(spec.hash, tag_code)] = (spec.package, row)
-        self._rows.setdefault(spec.package, []).append(row)
-
-    def add_all(self, specs: Iterable[Spec]) -> None:
-        for spec in specs:
-            self.add(spec)
-
-    def build(self) -> Index:
-        versions = self._interners["version"].values
-        version_rank = {code: rank for rank, code in enumerate(sorted(range(len(versions)), key=lambda c: version_key(versions[c]), reverse=True))}
-        tag, os_, target, compiler = (_STRING_COLUMNS.index(c) for c in ("tag", "os", "target", "compiler"))
-        values = {column: interner.values for column, interner in self._interners.items()}
-
-        def order(row: _Row):
-            c = row.codes
-            return (values["tag"][c[tag]], version_rank[c[0]], values["os"][c[os_]], values["target"][c[target]], values["compiler"][c[compiler]], row.hash)
-
-        packages = sorted(self._rows)
-        starts = array("q", [0])
-        rows: list[_Row] = []
-        for name in packages:
-            rows.extend(sorted(self._rows[name], key=order))
-            starts.append(len(rows))
-        return Index(
-            packages=packages,
-            starts=starts,
-            rows=rows,
-            values=values,
-            stack_names=self._stack_names.values,
-            stacksets=self._stacksets.values,
-            variantsets=self._variantsets.values,
-        )
-
-
-def _same_content(a: _Row, b: _Row) -> bool:
-    # Everything but the source file.
-    return a.codes[:-1] == b.codes[:-1] and (a.stacks, a.variants, a.size, a.tarball) == (b.stacks, b.variants, b.size, b.tarball)
+    packages: list[str]
+    starts: np.ndarray  # int64, len(packages) + 1
+    values: dict[str, list[str]]  # column -> code -> text, for _TEXT columns
+    codes: dict[str, np.ndarray]  # column -> int32 per row, for _TEXT columns + package, stackset, variantset
+    stack_names: list[str]
+    stacksets: list[list[int]]
+    variantsets: list[list[str]]
+    hash_blob: bytes
+    hash_order: np.ndarray  # int32: rows sorted by hash
+    sizes: dict[int, int] = field(default_factory=dict)
+    tarballs: dict[int, str] = field(default_factory=dict)
+    facet_values: dict[str, list[str]] = field(default_factory=dict)
+    facet_bits: dict[str, list[bytes]] = field(default_factory=dict)
 
 
 class Index:
     """Immutable, columnar. Rows are ints; ask the index for anything about a row."""
 
-    def __init__(self, packages, starts, rows, values, stack_names, stacksets, variantsets) -> None:
-        n = len(rows)
-        self.packages: list[str] = packages
-        self.packages_lower: list[str] = [p.lower() for p in packages]
-        self.starts: array = starts
-        self.hashes: list[str] = [row.hash for row in rows]
-        self._values: dict[str, list[str]] = values
-        self._columns = {column: array("i", [row.codes[i] for row in rows]) for i, column in enumerate(_STRING_COLUMNS)}
-        self._stack_names: list[str] = stack_names
-        self._stacksets: list[tuple[int, ...]] = stacksets
-        self._stackset_col = array("i", [row.stacks for row in rows])
-        self._variantsets: list[tuple[str, ...]] = variantsets
-        self._variant_col = array("i", [row.variants for row in rows])
-        self._sizes = {r: row.size for r, row in enumerate(rows) if row.size is not None}
-        self._tarballs = {r: row.tarball for r, row in enumerate(rows) if row.tarball}
-        self._package_col = array("i", [p for p in range(len(packages)) for _ in range(starts[p + 1] - starts[p])])
-        order = sorted(range(n), key=self.hashes.__getitem__)
-        self._sorted_hashes = [self.hashes[r] for r in order]
-        self._sorted_rows = array("i", order)
-        self.facet_values, self.facet_bits = self._build_facets(n)
-        self.all_rows: int = (1 << n) - 1
+    def __init__(self, parts: IndexParts) -> None:
+        self.parts = parts
+        self.packages: list[str] = parts.packages
+        self.packages_lower: list[str] = [p.lower() for p in parts.packages]
+        self.starts_array: np.ndarray = parts.starts
+        self.starts: list[int] = parts.starts.tolist()
+        self.sizes_array: np.ndarray = np.diff(parts.starts)
+        self.hashes = HashColumn(parts.hash_blob)
+        self._values = parts.values
+        self._codes = parts.codes
+        self._stack_names = parts.stack_names
+        self._stacksets = [tuple(s) for s in parts.stacksets]
+        self._variantsets = [tuple(v) for v in parts.variantsets]
+        self._hash_order = parts.hash_order
+        self._hash_keys = hash_keys(parts.hash_blob)[parts.hash_order]
+        self.facet_values: dict[str, list[str]] = parts.facet_values
+        self.facet_bits: dict[str, list[int]] = {f: [int.from_bytes(b, "little") for b in bits] for f, bits in parts.facet_bits.items()}
+        self.all_rows: int = (1 << self.n_specs) - 1
 
     # -- sizes --------------------------------------------------------------------------
 
@@ -167,43 +125,34 @@ class Index:
     # -- one row ------------------------------------------------------------------------
 
     def package_of(self, row: int) -> int:
-        return self._package_col[row]
+        return int(self._codes["package"][row])
 
     def package_name(self, row: int) -> str:
-        return self.packages[self._package_col[row]]
+        return self.packages[self._codes["package"][row]]
 
     def field(self, column: str, row: int) -> str:
         """version, compiler, platform, os, target, tag or source of a row."""
-        return self._values[column][self._columns[column][row]]
+        return self._values[column][self._codes[column][row]]
 
     def stacks(self, row: int) -> tuple[str, ...]:
-        return tuple(self._stack_names[s] for s in self._stacksets[self._stackset_col[row]])
+        return tuple(self._stack_names[s] for s in self._stacksets[self._codes["stackset"][row]])
 
     def variants(self, row: int) -> tuple[str, ...]:
-        return self._variantsets[self._variant_col[row]]
+        return self._variantsets[self._codes["variantset"][row]]
 
     def size(self, row: int) -> int | None:
-        return self._sizes.get(row)
+        return self.parts.sizes.get(int(row))
 
     def tarball(self, row: int) -> str | None:
-        return self._tarballs.get(row)
+        return self.parts.tarballs.get(int(row))
 
     def spec(self, row: int) -> Spec:
         f = self.field
         return Spec(
-            package=self.package_name(row),
-            version=f("version", row),
-            compiler=f("compiler", row),
-            platform=f("platform", row),
-            os=f("os", row),
-            target=f("target", row),
-            hash=self.hashes[row],
-            variants=self.variants(row),
-            stacks=self.stacks(row),
-            tag=f("tag", row),
-            size=self.size(row),
-            tarball=self.tarball(row),
-            source=f("source", row),
+            package=self.package_name(row), version=f("version", row), compiler=f("compiler", row),
+            platform=f("platform", row), os=f("os", row), target=f("target", row), hash=self.hashes[row],
+            variants=self.variants(row), stacks=self.stacks(row), tag=f("tag", row), size=self.size(row),
+            tarball=self.tarball(row), source=f("source", row),
         )
 
     # -- hashes -------------------------------------------------------------------------
@@ -211,44 +160,31 @@ class Index:
     def lookup_hash(self, prefix: str) -> list[int]:
         """Rows whose hash starts with `prefix` (1-32 chars, any case, optional leading '/')."""
         prefix = normalise_hash_prefix(prefix)
-        found = []
-        i = bisect.bisect_left(self._sorted_hashes, prefix)
-        while i < len(self._sorted_hashes) and self._sorted_hashes[i].startswith(prefix):
-            found.append(self._sorted_rows[i])
-            i += 1
-        return sorted(found)
+        head = prefix[:8].encode("ascii")
+        low = int.from_bytes(head.ljust(8, b"\0"), "big")
+        high = int.from_bytes(head.ljust(8, b"\xff"), "big")
+        first = int(np.searchsorted(self._hash_keys, np.uint64(low), "left"))
+        last = int(np.searchsorted(self._hash_keys, np.uint64(high), "right"))
+        rows = self._hash_order[first:last].tolist()
+        if len(prefix) > 8:
+            rows = [r for r in rows if self.hashes[r].startswith(prefix)]
+        return sorted(rows)
 
-    # -- facets -------------------------------------------------------------------------
+    # -- masks --------------------------------------------------------------------------
 
-    def _build_facets(self, n: int) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
-        values: dict[str, list[str]] = {}
-        bits: dict[str, list[int]] = {}
-        for facet in FACETS:
-            if facet == "stack":
-                names = self._stack_names
-                buffers = [bytearray((n + 7) // 8) for _ in names]
-                members = self._stacksets
-                for r, code in enumerate(self._stackset_col):
-                    byte, bit = r >> 3, 1 << (r & 7)
-                    for s in members[code]:
-                        buffers[s][byte] |= bit
-            else:
-                names = self._values[facet]
-                buffers = [bytearray((n + 7) // 8) for _ in names]
-                for r, code in enumerate(self._columns[facet]):
-                    buffers[code][r >> 3] |= 1 << (r & 7)
-            # Present values sorted for the sidebar; codes are re-mapped to that order.
-            present = [c for c in range(len(names)) if any(buffers[c])]  # not only in dropped duplicates
-            order = sorted(present, key=lambda c: _facet_sort_key(facet, names[c]))
-            values[facet] = [names[c] for c in order]
-            bits[facet] = [int.from_bytes(buffers[c], "little") for c in order]
-        return values, bits
+    def package_counts(self, mask: int) -> np.ndarray:
+        """How many rows of each package are set in `mask` (one pass over the bits)."""
+        n = self.n_specs
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        bits = np.unpackbits(np.frombuffer(mask.to_bytes((n + 7) // 8, "little"), dtype=np.uint8), count=n, bitorder="little")
+        return np.add.reduceat(bits, self.starts_array[:-1], dtype=np.int64)
 
-    def count_in_package(self, package: int, mask_bytes: bytes) -> int:
-        """How many rows of `package` are set in a mask given as little-endian bytes."""
-        start, end = self.starts[package], self.starts[package + 1]
-        chunk = int.from_bytes(mask_bytes[start >> 3 : (end + 7) >> 3], "little") >> (start & 7)
-        return (chunk & ((1 << (end - start)) - 1)).bit_count()
+    def rows_mask(self, packages: list[int]) -> int:
+        """The bitset of every row of `packages`."""
+        chosen = np.zeros(self.n_packages, dtype=bool)
+        chosen[packages] = True
+        return _pack(np.repeat(chosen, self.sizes_array))
 
     def rows_in_package(self, package: int, mask: int) -> list[int]:
         """The rows of `package` that are set in `mask`, in display order."""
@@ -259,8 +195,186 @@ class Index:
         return [start + i for i in range(end - start) if window >> i & 1]
 
 
+def _pack(flags: np.ndarray) -> int:
+    return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")
+
+
+# -- building ---------------------------------------------------------------------------
+
+
+def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
+    """Merge loader chunks into one Index; duplicate (hash, tag) rows keep the first."""
+    tables: dict[str, dict] = {c: {} for c in COLUMNS}
+    parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
+    blobs: list[bytes] = []
+    sizes: dict[int, int] = {}
+    tarballs: dict[int, str] = {}
+    offset = 0
+    for chunk in chunks:
+        for column in COLUMNS:
+            table, canon = tables[column], _CANONICAL.get(column)
+            local = chunk.values[column]
+            lut = np.fromiter((table.setdefault(canon(v) if canon else v, len(table)) for v in local), dtype=np.int32, count=len(local))
+            parts[column].append(lut[np.frombuffer(chunk.codes[column], dtype=np.int32)] if len(local) else np.zeros(0, np.int32))
+        blobs.append(chunk.hash_blob)
+        sizes.update((offset + r, b) for r, b in chunk.sizes.items())
+        tarballs.update((offset + r, t) for r, t in chunk.tarballs.items())
+        offset += chunk.rows
+    codes = {c: np.concatenate(parts[c]) if parts[c] else np.zeros(0, np.int32) for c in COLUMNS}
+    values = {c: list(tables[c]) for c in COLUMNS}
+    blob = b"".join(blobs)
+
+    keep, problems = _first_of_duplicates(codes, values, blob, sizes, tarballs)
+    if keep is not None and not keep.all():
+        codes = {c: a[keep] for c, a in codes.items()}
+        blob = np.frombuffer(blob, dtype="S32")[keep].tobytes()
+        new_row = np.cumsum(keep) - 1  # old row -> new row, where kept
+        sizes = {int(new_row[r]): b for r, b in sizes.items() if keep[r]}
+        tarballs = {int(new_row[r]): t for r, t in tarballs.items() if keep[r]}
+
+    # Display order: package name; then tag, newest version, os, target, compiler, hash.
+    rank = {c: _ranks(values[c], _sort_key(c)) for c in ("package", "tag", "version", "os", "target", "compiler")}
+    keys = hash_keys(blob)
+    order = np.lexsort((keys, rank["compiler"][codes["compiler"]], rank["target"][codes["target"]], rank["os"][codes["os"]],
+                        rank["version"][codes["version"]], rank["tag"][codes["tag"]], rank["package"][codes["package"]]))
+    codes = {c: a[order] for c, a in codes.items()}
+    blob = np.frombuffer(blob, dtype="S32")[order].tobytes()
+    new_position = np.empty_like(order)
+    new_position[order] = np.arange(len(order))
+    sizes = {int(new_position[r]): b for r, b in sizes.items()}
+    tarballs = {int(new_position[r]): t for r, t in tarballs.items()}
+
+    # Package ids become positions in the sorted name list.
+    package_ids = rank["package"][codes.pop("package")].astype(np.int32)
+    packages = sorted(values["package"])
+    present = np.bincount(package_ids, minlength=len(packages))
+    starts = np.concatenate(([0], np.cumsum(present))).astype(np.int64)
+    if (present == 0).any():  # a package all of whose rows were duplicates elsewhere
+        packages = [p for p, n in zip(packages, present) if n]
+        remap = np.cumsum(present > 0) - 1
+        package_ids = remap[package_ids].astype(np.int32)
+        starts = np.concatenate(([0], np.cumsum(present[present > 0]))).astype(np.int64)
+
+    stack_names = sorted({s for stackset in values["stacks"] for s in stackset})
+    stack_code = {s: i for i, s in enumerate(stack_names)}
+    index_codes = {c: codes[c] for c in _TEXT}
+    index_codes["package"] = package_ids
+    index_codes["stackset"] = codes["stacks"]
+    index_codes["variantset"] = codes["variants"]
+    built = IndexParts(
+        packages=packages,
+        starts=starts,
+        values={c: values[c] for c in _TEXT},
+        codes=index_codes,
+        stack_names=stack_names,
+        stacksets=[[stack_code[s] for s in stackset] for stackset in values["stacks"]],
+        variantsets=[list(v) for v in values["variants"]],
+        hash_blob=blob,
+        hash_order=np.argsort(hash_keys(blob), kind="stable").astype(np.int32),
+        sizes=sizes,
+        tarballs=tarballs,
+    )
+    built.facet_values, built.facet_bits = _facets(built)
+    return Index(built), problems
+
+
+_CANONICAL = {
+    "compiler": normalise_compiler,  # gcc@=11.4.0 and gcc@11.4.0 are one compiler; None is "none"
+    "stacks": lambda stacks: tuple(sorted(set(stacks))),
+}
+
+
+def _sort_key(column: str):
+    if column == "version":
+        return _newest_first
+    if column == "compiler":
+        return _compiler_order
+    return lambda v: (v.lower(), v)
+
+
+def _newest_first(version: str):
+    return _Descending(version_key(version))
+
+
+class _Descending:
+    __slots__ = ("key",)
+
+    def __init__(self, key) -> None:
+        self.key = key
+
+    def __lt__(self, other: _Descending) -> bool:
+        return other.key < self.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and other.key == self.key
+
+
+def _compiler_order(value: str):
+    name, _, version = value.partition("@")
+    return (name, version_key(version))
+
+
+def _ranks(values: list[str], key) -> np.ndarray:
+    """rank[code] = position of values[code] in sorted order."""
+    ranks = np.empty(len(values), dtype=np.int32)
+    ranks[sorted(range(len(values)), key=lambda c: key(values[c]))] = np.arange(len(values), dtype=np.int32)
+    return ranks
+
+
+def _first_of_duplicates(codes, values, blob, sizes, tarballs):
+    """Rows to keep when one hash appears twice in one tag (None: no duplicates)."""
+    n = len(blob) // 32
+    if n < 2:
+        return None, []
+    tags = codes["tag"]
+    keys = hash_keys(blob)
+    order = np.lexsort((np.arange(n), tags, keys))
+    same = (keys[order][1:] == keys[order][:-1]) & (tags[order][1:] == tags[order][:-1])
+    if not same.any():
+        return None, []
+    keep = np.ones(n, dtype=bool)
+    problems: list[LoadProblem] = []
+    first_of: dict[tuple[bytes, int], int] = {}
+    for i in np.flatnonzero(same):
+        for row in (int(order[i]), int(order[i + 1])):
+            digest = blob[row * 32 : row * 32 + 32]
+            first = first_of.setdefault((digest, int(tags[row])), row)
+            if first == row:
+                continue
+            keep[row] = False
+            content = [c for c in COLUMNS if c != "source"]
+            if any(codes[c][row] != codes[c][first] for c in content) or (sizes.get(row), tarballs.get(row)) != (sizes.get(first), tarballs.get(first)):
+                problems.append(LoadProblem(
+                    values["source"][codes["source"][row]],
+                    f"hash {digest.decode()} is already in tag {values['tag'][tags[row]]!r} with different content "
+                    f"(first seen in {values['source'][codes['source'][first]]}); kept the first", "warning"))
+    return keep, problems
+
+
+def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[bytes]]]:
+    values: dict[str, list[str]] = {}
+    bits: dict[str, list[bytes]] = {}
+    for facet in FACETS:
+        if facet == "stack":
+            names = parts.stack_names
+            member = np.zeros((len(names), len(parts.stacksets)), dtype=bool)
+            for code, stackset in enumerate(parts.stacksets):
+                member[stackset, code] = True
+            column = parts.codes["stackset"]
+            flags = [member[s][column] for s in range(len(names))]
+        else:
+            names = parts.values[facet]
+            column = parts.codes[facet]
+            flags = [column == code for code in range(len(names))]
+        present = [c for c in range(len(names)) if flags[c].any()]  # not only in dropped duplicates
+        present.sort(key=lambda c: _facet_sort_key(facet, names[c]))
+        values[facet] = [names[c] for c in present]
+        bits[facet] = [np.packbits(flags[c], bitorder="little").tobytes() for c in present]
+    return values, bits
+
+
 def _facet_sort_key(facet: str, value: str) -> tuple:
     if facet == "compiler":
-        name, _, version = value.partition("@")
-        return (name, version_key(version))
+        return _compiler_order(value)
     return (value.lower(), value)
+

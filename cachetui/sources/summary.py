@@ -14,13 +14,19 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
+import msgspec
 import yaml
 
-from cachetui.model import LoadProblem, Spec, normalise_compiler
+from cachetui.model import LoadProblem, Record, normalise_compiler
 
 HASH_RE = re.compile(r"^[a-z2-7]{32}$")
+_BASE32_RUN = re.compile(r"[a-z2-7]*")
+_DECODE_RECORDS = msgspec.json.Decoder(list[Record])
+_RAW = "raw"  # marks a spec_details value kept as unparsed JSON text by the fast path
 _JSON_KEYS = frozenset({"meta", "spec_details", "spec_files", "spec_names"})
 _PLAIN_LIST_RE = re.compile(r"^\[([^\[\]{}\"']*)\]$")
 UNTAGGED = "untagged"
@@ -47,7 +53,7 @@ class _NoAliasLoader(yaml.SafeLoader):
 class SummaryFile:
     package: str
     tag: str
-    specs: list[Spec] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)  # validated and normalised, but for compilers
     problems: list[LoadProblem] = field(default_factory=list)
 
 
@@ -55,6 +61,9 @@ def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryF
     """Parse one summary. Raises NotASummary with a user-facing reason."""
     front = _parse_front_matter(text)
     details = front.get("spec_details")
+    records: list[Record] | None = None
+    if isinstance(details, tuple) and details[0] is _RAW:
+        records, details = _decode_records(details[1])
     if details is None:
         if "spec_files" in front or "spec_names" in front:
             raise NotASummary("older cache.spack.io page (spec_files) is not supported yet")
@@ -75,21 +84,14 @@ def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryF
     tag = _tag_from(front)
 
     summary = SummaryFile(package=package, tag=tag, problems=problems)
-    skipped: Counter[str] = Counter()
-    for position, record in enumerate(details, start=1):
-        try:
-            summary.specs.append(_spec_from(record, package, tag, source))
-        except ValueError as reason:
-            skipped[str(reason)] += 1
-            if skipped[str(reason)] == 1:
-                problems.append(LoadProblem(source, f"spec_details record {position} skipped: {reason}"))
-    for reason, count in skipped.items():
-        if count > 1:
-            problems.append(LoadProblem(source, f"{count - 1} more records skipped: {reason}"))
+    if records is not None and _all_clean(records):
+        summary.records = records  # the fast path: typed by msgspec, checked in bulk
+    else:
+        summary.records = _checked_records(details if records is None else records, source, problems)
 
     meta = front.get("meta")
     if isinstance(meta, dict):
-        problems.extend(LoadProblem(source, msg, "warning") for msg in _meta_disagreements(meta, summary.specs))
+        problems.extend(LoadProblem(source, msg, "warning") for msg in _meta_disagreements(meta, summary.records))
     elif meta is not None:
         problems.append(LoadProblem(source, f"meta should be a mapping, found {_type_name(meta)}; ignored", "warning"))
     return summary
@@ -133,7 +135,9 @@ def _fast_front_matter(block: list[str]) -> dict[str, Any]:
         if not sep or not key or key != key.strip():
             raise _NeedYaml()
         value = value.strip()
-        if key in _JSON_KEYS and value[:1] in ("{", "["):
+        if key == "spec_details" and value[:1] == "[":
+            front[key] = (_RAW, value)  # decoded later, straight into typed records
+        elif key in _JSON_KEYS and value[:1] in ("{", "["):
             try:
                 front[key] = json.loads(value)
             except json.JSONDecodeError as error:
@@ -169,7 +173,55 @@ def _tag_from(front: dict[str, Any]) -> str:
 # -- records --------------------------------------------------------------------------
 
 
-def _spec_from(record: Any, package: str, tag: str, source: str) -> Spec:
+def _decode_records(raw: str) -> tuple[list[Record] | None, Any]:
+    """(typed records or None, the decoded value): msgspec decodes and type-checks every
+    record in C; on a type mismatch the plain JSON goes to the careful path."""
+    try:
+        records = _DECODE_RECORDS.decode(raw)
+        return records, records
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError as error:
+        raise NotASummary(f"spec_details: invalid JSON ({error})") from None
+    try:
+        return None, json.loads(raw)
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise NotASummary(f"spec_details: invalid JSON ({error})") from None
+
+
+def _all_clean(records: list[Record]) -> bool:
+    """Bulk checks, so that the common case never runs per-record Python validation."""
+    hashes = "".join(map(attrgetter("hash"), records))
+    if len(hashes) != 32 * len(records) or not _BASE32_RUN.fullmatch(hashes):
+        return False
+    if not all(map(attrgetter("versions"), records)):
+        return False
+    distinct = {r.versions[0] for r in records}
+    for key in ("os", "platform", "target"):
+        distinct.update(map(attrgetter(key), records))
+    return all(value and value == value.strip() for value in distinct)
+
+
+def _checked_records(details: list[Any], source: str, problems: list[LoadProblem]) -> list[Record]:
+    """The careful path: each record on its own, with a problem per kind of fault."""
+    out: list[Record] = []
+    skipped: Counter[str] = Counter()
+    for position, record in enumerate(details, start=1):
+        try:
+            if isinstance(record, Record):
+                record = msgspec.structs.asdict(record)
+            out.append(_record_from(record))
+        except ValueError as reason:
+            skipped[str(reason)] += 1
+            if skipped[str(reason)] == 1:
+                problems.append(LoadProblem(source, f"spec_details record {position} skipped: {reason}"))
+    for reason, count in skipped.items():
+        if count > 1:
+            problems.append(LoadProblem(source, f"{count - 1} more records skipped: {reason}"))
+    return out
+
+
+def _record_from(record: Any) -> Record:
     if not isinstance(record, dict):
         raise ValueError(f"a record should be a mapping, found {_type_name(record)}")
     digest = record.get("hash")
@@ -190,20 +242,17 @@ def _spec_from(record: Any, package: str, tag: str, source: str) -> Spec:
     for key, value in zip(("platform", "os", "target"), arch):
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"missing '{key}'")
-    return Spec(
-        package=package,
-        version=version.strip(),
-        compiler=normalise_compiler(compiler),
+    return Record(
+        hash=digest,
+        versions=[version.strip()],
         platform=arch[0].strip(),
         os=arch[1].strip(),
         target=arch[2].strip(),
-        hash=digest,
-        variants=_strings(record.get("variants"), "variants"),
-        stacks=tuple(sorted(set(_strings(record.get("stacks"), "stacks")))),
-        tag=tag,
-        size=_size(record.get("size")),
-        tarball=_tarball(record.get("tarball")),
-        source=source,
+        compiler=compiler,
+        variants=list(_strings(record.get("variants"), "variants")),
+        stacks=sorted(set(_strings(record.get("stacks"), "stacks"))),
+        size=record.get("size") if isinstance(record.get("size"), (int, str)) else None,
+        tarball=record.get("tarball") if isinstance(record.get("tarball"), str) else None,
     )
 
 
@@ -215,45 +264,45 @@ def _strings(value: Any, key: str) -> tuple[str, ...]:
     raise ValueError(f"'{key}' should be a list of strings")
 
 
-def _size(value: Any) -> int | None:
+def size_of(value: Any) -> int | None:
     # Always "-" so far (the generator's binary_size() is a TODO); an int means bytes.
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     return None
 
 
-def _tarball(value: Any) -> str | None:
+def tarball_of(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
 # -- meta cross-check -----------------------------------------------------------------
 
 _META_SETS = {
-    "versions": lambda spec: spec.version,
-    "compilers": lambda spec: spec.compiler,
-    "oss": lambda spec: spec.os,
-    "platforms": lambda spec: spec.platform,
-    "targets": lambda spec: spec.target,
+    "versions": lambda records: {r.versions[0] for r in records},
+    "compilers": lambda records: {normalise_compiler(c) for c in set(map(attrgetter("compiler"), records))},
+    "oss": lambda records: set(map(attrgetter("os"), records)),
+    "platforms": lambda records: set(map(attrgetter("platform"), records)),
+    "targets": lambda records: set(map(attrgetter("target"), records)),
 }
 
 
-def _meta_disagreements(meta: dict[str, Any], specs: list[Spec]) -> Iterable[str]:
+def _meta_disagreements(meta: dict[str, Any], records: list[Record]) -> Iterable[str]:
     """Where `meta` disagrees with `spec_details` (which we trust), say how."""
     num = meta.get("num_specs")
-    if num is not None and num != len(specs):
-        yield f"meta says num_specs {num}, spec_details has {len(specs)}; using spec_details"
+    if num is not None and num != len(records):
+        yield f"meta says num_specs {num}, spec_details has {len(records)}; using spec_details"
     for key, of in _META_SETS.items():
         claimed = meta.get(key)
         if not isinstance(claimed, list):
             continue
         if key == "compilers":
             claimed = [normalise_compiler(c) if isinstance(c, str) else c for c in claimed]
-        actual = {of(spec) for spec in specs}
+        actual = of(records)
         if key == "compilers":
             # The generator leaves out specs without a compiler.
             actual.discard("none")
         yield from _set_difference(key, set(map(str, claimed)), actual)
-    by_stack = Counter(stack for spec in specs for stack in spec.stacks)
+    by_stack = Counter(chain.from_iterable(map(attrgetter("stacks"), records)))
     claimed_stacks = meta.get("stacks")
     if isinstance(claimed_stacks, list):
         yield from _set_difference("stacks", set(map(str, claimed_stacks)), set(by_stack))

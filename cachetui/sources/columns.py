@@ -1,0 +1,80 @@
+"""Specs in columns with chunk-local string tables: what a loader (or a loader process)
+hands to the index builder. Cheap to build column by column, cheap to send between
+processes (arrays and small tables), and merged by table look-ups rather than per row.
+"""
+
+from __future__ import annotations
+
+from array import array
+from operator import attrgetter
+from typing import Any
+
+from cachetui.model import LoadProblem, Record
+from cachetui.sources.summary import SummaryFile, size_of, tarball_of
+
+# Interned per row; "stacks" and "variants" hold tuples.
+COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants")
+
+
+class ColumnChunk:
+    def __init__(self) -> None:
+        self.values: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+        self.codes: dict[str, array] = {c: array("i") for c in COLUMNS}
+        self._code_of: dict[str, dict[Any, int]] = {c: {} for c in COLUMNS}
+        self._hashes: list[str] = []
+        self.hash_blob = b""  # 32 ASCII bytes a row, once sealed
+        self.sizes: dict[int, int] = {}  # row -> bytes, only where known
+        self.tarballs: dict[int, str] = {}
+        self.problems: list[LoadProblem] = []
+        self.files = 0
+        self.rows = 0
+
+    def add(self, summary: SummaryFile, source: str) -> None:
+        records: list[Record] = summary.records
+        n = len(records)
+        self.files += 1
+        self.problems.extend(summary.problems)
+        if not n:
+            return
+        base = self.rows
+        self._constant("package", summary.package, n)
+        self._constant("tag", summary.tag, n)
+        self._constant("source", source, n)
+        self._column("version", [r.versions[0] for r in records])
+        for column in ("compiler", "platform", "os", "target"):
+            self._column(column, list(map(attrgetter(column), records)))
+        self._column("stacks", [tuple(r.stacks) for r in records])
+        self._column("variants", [tuple(r.variants) for r in records])
+        self._hashes.extend(map(attrgetter("hash"), records))
+        sizes = list(map(attrgetter("size"), records))
+        if set(sizes) - {"-", None}:
+            self.sizes.update((base + i, b) for i, v in enumerate(sizes) if (b := size_of(v)) is not None)
+        tarballs = list(map(attrgetter("tarball"), records))
+        if set(tarballs) - {None}:
+            self.tarballs.update((base + i, t) for i, v in enumerate(tarballs) if (t := tarball_of(v)))
+        self.rows += n
+
+    def seal(self) -> ColumnChunk:
+        """Pack the hashes into one blob (32 bytes a row) before sending."""
+        self.hash_blob += "".join(self._hashes).encode("ascii")
+        self._hashes = []
+        self._code_of = {c: {} for c in COLUMNS}  # not needed past this point; do not ship it
+        return self
+
+    def _code(self, column: str, value: Any) -> int:
+        table = self._code_of[column]
+        code = table.get(value)
+        if code is None:
+            code = table[value] = len(table)
+            self.values[column].append(value)
+        return code
+
+    def _constant(self, column: str, value: Any, n: int) -> None:
+        self.codes[column].extend(array("i", [self._code(column, value)]) * n)
+
+    def _column(self, column: str, values: list[Any]) -> None:
+        table = self._code_of[column]
+        for value in set(values).difference(table):
+            table[value] = len(table)
+            self.values[column].append(value)
+        self.codes[column].extend(map(table.__getitem__, values))
