@@ -92,6 +92,9 @@ def variants_for(rng: random.Random) -> list[str]:
 def package_records(rng: random.Random, count: int) -> list[dict]:
     versions = sorted({f"{rng.randint(0, 12)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}" for _ in range(rng.randint(1, 5))})
     archs = rng.sample(ARCHS, rng.randint(2, len(ARCHS)))
+    # Like the real caches: a package is built in a few variant configurations, not a new
+    # random one per binary.
+    configurations = [variants_for(rng) for _ in range(rng.randint(1, 4))]
     records = []
     for _ in range(count):
         platform, os_, target = rng.choice(archs)
@@ -99,7 +102,7 @@ def package_records(rng: random.Random, count: int) -> list[dict]:
         stacks = {"root"} | set(rng.sample(STACKS, rng.randint(1, 3)))
         records.append({
             "compiler": rng.choice(compilers), "hash": make_hash(rng), "os": os_, "platform": platform,
-            "size": "-", "stacks": sorted(stacks), "target": target, "variants": variants_for(rng),
+            "size": "-", "stacks": sorted(stacks), "target": target, "variants": rng.choice(configurations),
             "versions": [rng.choice(versions)],
         })
     records.sort(key=lambda r: r["hash"])

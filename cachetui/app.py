@@ -23,9 +23,9 @@ class CacheTUI(App):
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="Show every key binding"),
     ]
 
-    def __init__(self, sources: list[str] | None = None) -> None:
+    def __init__(self, sources: list[str] | None = None, service: IndexService | None = None) -> None:
         super().__init__()
-        self.service = IndexService(sources)
+        self.service = service or IndexService(sources)
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.service))

@@ -47,8 +47,14 @@ def _app_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
+    _cache_options(parser)
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
     return parser
+
+
+def _cache_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk index")
+    parser.add_argument("--cache-dir", metavar="DIR", help="where the on-disk index lives (default: the user cache directory)")
 
 
 def _command_parser(command: str) -> argparse.ArgumentParser:
@@ -60,6 +66,7 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
         parser.add_argument("--limit", type=_limit, default=100, metavar="N", help="at most N packages and N specs (default 100, 0 = no cap)")
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
     parser.add_argument("--json", action="store_true", help="write JSON for scripts")
+    _cache_options(parser)
     return parser
 
 
@@ -81,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             options = _command_parser(command).parse_args(args[1:])
             return {"stats": _stats, "lookup": _lookup, "search": _search}[command](options)
         options = _app_parser().parse_args(args)
-        return _run_app(options.sources)
+        return _run_app(options)
     except _UsageError as error:
         print(f"cachetui: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -96,9 +103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-def _load(sources: list[str]) -> LoadReport:
+def _service(options: argparse.Namespace) -> IndexService:
+    return IndexService(options.sources, cache_dir=options.cache_dir, use_cache=not options.no_cache)
+
+
+def _load(options: argparse.Namespace) -> LoadReport:
     """Load for a sub-command: problems go to stderr; nothing loadable is a usage error."""
-    report = IndexService(sources).load()
+    sources = options.sources
+    report = _service(options).load()
     for problem in report.problems:
         print(f"cachetui: {problem.severity}: {visible(problem.source)}: {visible(problem.message)}", file=sys.stderr)
     if report.index.n_specs == 0:
@@ -117,7 +129,7 @@ def _print_json(value: object) -> None:
 
 
 def _stats(options: argparse.Namespace) -> int:
-    report = _load(options.sources)
+    report = _load(options)
     index = report.index
     facets = {facet: {v: c for v, c in zip(index.facet_values[facet], (b.bit_count() for b in index.facet_bits[facet]))} for facet in ("stack", "os", "target", "compiler", "platform")}
     tags = {v: b.bit_count() for v, b in zip(index.facet_values["tag"], index.facet_bits["tag"])}
@@ -150,7 +162,7 @@ def _lookup(options: argparse.Namespace) -> int:
         prefix = normalise_hash_prefix(options.prefix)
     except HashPrefixError as error:
         raise _UsageError(f"bad hash prefix {visible(options.prefix)!r}: {error}") from None
-    index = _load(options.sources).index
+    index = _load(options).index
     rows = index.lookup_hash(prefix)
     if options.json:
         _print_json({"prefix": prefix, "specs": [spec_json(index, r) for r in rows]})
@@ -188,7 +200,7 @@ def _detail_text(index, row: int) -> str:
 def _search(options: argparse.Namespace) -> int:
     if not options.query.strip():
         raise _UsageError("search needs a QUERY")
-    report = _load(options.sources)
+    report = _load(options)
     index = report.index
     result = evaluate(index, Filter(options.query))
     cap = options.limit or None
@@ -216,14 +228,15 @@ def _search(options: argparse.Namespace) -> int:
 # -- the app ----------------------------------------------------------------------------
 
 
-def _run_app(sources: list[str]) -> int:
+def _run_app(options: argparse.Namespace) -> int:
     from pathlib import Path
 
+    sources = options.sources
     missing = [s for s in sources if not Path(s).expanduser().exists()]
     if sources and len(missing) == len(sources):
         raise _UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
     from cachetui.app import CacheTUI  # Textual is imported only here
 
-    app = CacheTUI(sources)
+    app = CacheTUI(service=_service(options))
     app.run()
     return app.return_code or 0

@@ -10,11 +10,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pathlib import Path
+
+from cachetui.index import snapshot
 from cachetui.index.filter import Filter, Result, evaluate
 from cachetui.index.store import Index, build_index
 from cachetui.model import LoadProblem
 from cachetui.resources import sample_data_dir
-from cachetui.sources import Progress, discover, gc_paused, read_chunks
+from cachetui.sources import Progress, discover_stamped, gc_paused, read_chunks
 
 
 @dataclass
@@ -22,16 +25,25 @@ class LoadReport:
     index: Index
     problems: list[LoadProblem] = field(default_factory=list)
     files: int = 0
+    from_snapshot: bool = False
 
     @property
     def errors(self) -> list[LoadProblem]:
         return [p for p in self.problems if p.severity == "error"]
 
 
+def default_cache_dir() -> Path:
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("cachetui", appauthor=False))
+
+
 class IndexService:
-    def __init__(self, sources: list[str] | None = None) -> None:
+    def __init__(self, sources: list[str] | None = None, cache_dir: str | Path | None = None, use_cache: bool = True) -> None:
         # No source given: the sample data that ships with cachetui.
         self.sources: list[str] = list(sources) if sources else [str(sample_data_dir())]
+        # Where the on-disk index lives; None: it is neither read nor written.
+        self.cache_dir: Path | None = (Path(cache_dir) if cache_dir else default_cache_dir()) if use_cache else None
         self.report: LoadReport | None = None
         self._generation = 0
         self._lock = threading.Lock()
@@ -42,15 +54,36 @@ class IndexService:
 
     def load(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> LoadReport:
         """Read every source and build the index (blocking: call it from a worker)."""
-        files, problems = discover(self.sources)
+        stored_at = snapshot.snapshot_path(self.cache_dir, self.sources) if self.cache_dir is not None else None
+        notes: list[LoadProblem] = []
+        if stored_at is not None:
+            try:
+                index, saved, files_read = snapshot.load(stored_at, self.sources)
+            except snapshot.SnapshotError as why:
+                if str(why) not in ("no on-disk index yet", "the sources changed since it was written"):
+                    notes.append(LoadProblem(str(stored_at), f"on-disk index not used: {why}; rebuilt from the sources", "warning"))
+            else:
+                if progress is not None:
+                    progress(files_read, files_read, index.n_specs)
+                self.report = LoadReport(index, saved, files_read, from_snapshot=True)
+                return self.report
+
+        files, stamps, problems = discover_stamped(self.sources)
+        read_problems: list[LoadProblem] = []
         chunks = []
         for chunk in read_chunks(files, progress, cancelled):
-            problems.extend(chunk.problems)
+            read_problems.extend(chunk.problems)
             chunks.append(chunk)
         with gc_paused():
             index, duplicates = build_index(chunks)
-        problems.extend(duplicates)
-        self.report = LoadReport(index, problems, len(files))
+        read_problems.extend(duplicates)
+        if stored_at is not None and not (cancelled is not None and cancelled()):
+            try:
+                snapshot.save(stored_at, index, problems + read_problems, self.sources, stamps, len(files))
+            except OSError as error:
+                reason = error.strerror or str(error)
+                notes.append(LoadProblem(str(stored_at), f"could not save the on-disk index ({reason}); working from the sources", "warning"))
+        self.report = LoadReport(index, problems + read_problems + notes, len(files))
         return self.report
 
     # -- filtering, with stale results dropped ------------------------------------------

@@ -72,6 +72,14 @@ def write_summary(path: Path, package: str, records: list[dict], tag: str = "dev
     return path
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch) -> Path:
+    """Tests never read or write the user's own on-disk index."""
+    cache = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache / "cachetui"
+
+
 @pytest.fixture
 def synthetic(tmp_path: Path) -> Path:
     """Three packages with known facets, two tags, and hashes sharing prefixes on purpose."""

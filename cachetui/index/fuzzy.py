@@ -7,8 +7,6 @@ matches (rapidfuzz WRatio), best score first.
 
 from __future__ import annotations
 
-from rapidfuzz import fuzz, process
-
 FUZZY_CUTOFF = 75.0
 
 
@@ -31,6 +29,8 @@ def rank_names(query: str, names: list[str]) -> list[int]:
     by_closeness = lambda i: (len(names[i]), names[i])  # noqa: E731 - the shortest is the closest
     prefix.sort(key=by_closeness)
     substring.sort(key=by_closeness)
+    from rapidfuzz import fuzz, process  # here, not at import: `cachetui stats` never needs it
+
     taken = set(exact) | set(prefix) | set(substring)
     fuzzy = [
         i

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from pathlib import Path
 
 from cachetui.sources.columns import ColumnChunk
 from cachetui.model import LoadProblem
@@ -33,50 +32,91 @@ BATCH_FILES = 500
 Progress = Callable[[int, int, int], None]
 
 
+# What tells whether a path changed: (path, size, mtime_ns, ctime_ns). A directory's
+# ctime moves whenever an entry is added, removed or renamed in it (or its mode changes),
+# so the stamps of every file and directory seen tell whether a source tree changed
+# without listing it again. A source that is missing is stamped (path, -1, 0, 0).
+Stamp = tuple[str, int, int, int]
+MISSING = -1
+DIRECTORY = -2
+
+
+def stamp_of(path: str) -> Stamp:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (path, MISSING, 0, 0)
+    size = DIRECTORY if stat.S_ISDIR(info.st_mode) else info.st_size
+    return (path, size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 def discover(sources: list[str]) -> tuple[list[str], list[LoadProblem]]:
     """Every candidate file under `sources`, in a stable order, and the sources that are not there."""
-    files: list[str] = []
-    problems: list[LoadProblem] = []
-    for source in sources:
-        path = Path(source).expanduser()
-        try:
-            if path.is_dir():
-                files.extend(_walk(path, problems))
-            elif path.is_file():
-                files.append(str(path))
-            elif path.exists():
-                problems.append(LoadProblem(source, "not a regular file or directory"))
-            else:
-                problems.append(LoadProblem(source, "no such file or directory"))
-        except OSError as error:
-            problems.append(LoadProblem(source, _os_reason(error)))
+    files, _, problems = discover_stamped(sources)
     return files, problems
 
 
-def _walk(root: Path, problems: list[LoadProblem]) -> Iterator[str]:
-    """Files below `root`, sorted, skipping hidden entries; safe against symlink loops."""
-    seen: set[tuple[int, int]] = set()
-
-    def on_error(error: OSError) -> None:
-        problems.append(LoadProblem(error.filename or str(root), _os_reason(error)))
-
-    for directory, subdirs, names in os.walk(root, onerror=on_error, followlinks=True):
+def discover_stamped(sources: list[str]) -> tuple[list[str], list[Stamp], list[LoadProblem]]:
+    """As `discover`, plus the stamps of every source, directory and file seen."""
+    files: list[str] = []
+    stamps: list[Stamp] = []
+    problems: list[LoadProblem] = []
+    for source in sources:
+        path = os.path.expanduser(source)
         try:
-            info = os.stat(directory)
+            info = os.stat(path)
+        except FileNotFoundError:
+            stamps.append((path, MISSING, 0, 0))
+            problems.append(LoadProblem(source, "no such file or directory"))
+            continue
         except OSError as error:
-            on_error(error)
-            subdirs[:] = []
+            stamps.append((path, MISSING, 0, 0))
+            problems.append(LoadProblem(source, _os_reason(error)))
             continue
-        key = (info.st_dev, info.st_ino)
-        if key in seen:  # a symlink loop, or the same tree linked twice
-            problems.append(LoadProblem(directory, "directory already visited (symlink loop?); skipped", "warning"))
-            subdirs[:] = []
+        if stat.S_ISDIR(info.st_mode):
+            stamps.append((path, DIRECTORY, info.st_mtime_ns, info.st_ctime_ns))
+            _walk(path, (info.st_dev, info.st_ino), files, stamps, problems)
+        elif stat.S_ISREG(info.st_mode):
+            files.append(path)
+            stamps.append((path, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+        else:
+            stamps.append((path, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+            problems.append(LoadProblem(source, "not a regular file or directory"))
+    return files, stamps, problems
+
+
+def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[Stamp], problems: list[LoadProblem]) -> None:
+    """Files below `root` (each directory's files, then its subdirectories, by name),
+    skipping hidden entries; follows symlinks but never visits a directory twice."""
+    seen = {root_key}
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted((e for e in scan if not e.name.startswith(".")), key=lambda e: e.name)
+        except OSError as error:
+            problems.append(LoadProblem(directory, _os_reason(error)))
             continue
-        seen.add(key)
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-        for name in sorted(names):
-            if not name.startswith("."):
-                yield os.path.join(directory, name)
+        subdirs = []
+        for entry in entries:
+            try:
+                info = entry.stat()  # follows symlinks
+            except OSError as error:
+                problems.append(LoadProblem(entry.path, _os_reason(error)))
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                key = (info.st_dev, info.st_ino)
+                if key in seen:  # a symlink loop, or the same tree linked twice
+                    problems.append(LoadProblem(entry.path, "directory already visited (symlink loop?); skipped", "warning"))
+                    continue
+                seen.add(key)
+                subdirs.append(entry.path)
+                stamps.append((entry.path, DIRECTORY, info.st_mtime_ns, info.st_ctime_ns))
+            else:
+                files.append(entry.path)
+                stamps.append((entry.path, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+        pending.extend(reversed(subdirs))
 
 
 def read_file(path: str) -> tuple[SummaryFile | None, list[LoadProblem]]:

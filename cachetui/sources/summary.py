@@ -19,7 +19,6 @@ from operator import attrgetter
 from typing import Any
 
 import msgspec
-import yaml
 
 from cachetui.model import LoadProblem, Record, normalise_compiler
 
@@ -40,13 +39,18 @@ class _NeedYaml(Exception):
     """The fast path met YAML it does not handle."""
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """safe_load without aliases: summaries never use them, and nested aliases are a YAML bomb."""
+def _yaml_load(text: str) -> Any:
+    """safe_load without aliases: summaries never use them, and nested aliases are a YAML bomb.
+    Imported here: only front matter the fast path cannot read needs YAML."""
+    import yaml
 
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.composer.ComposerError(None, None, "uses YAML aliases, which summaries never do (refused: a possible YAML bomb)", self.peek_event().start_mark)
-        return super().compose_node(parent, index)
+    class NoAliasLoader(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                raise yaml.composer.ComposerError(None, None, "uses YAML aliases, which summaries never do (refused: a possible YAML bomb)", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+
+    return yaml.load(text, Loader=NoAliasLoader)
 
 
 @dataclass
@@ -114,8 +118,8 @@ def _parse_front_matter(text: str) -> dict[str, Any]:
         return _fast_front_matter(block)
     except _NeedYaml as fast_failure:
         try:
-            front = yaml.load("\n".join(block), Loader=_NoAliasLoader)
-        except yaml.YAMLError as error:
+            front = _yaml_load("\n".join(block))
+        except Exception as error:  # yaml.YAMLError, without importing yaml up front
             detail = str(fast_failure) or _one_line(error)
             raise NotASummary(f"front matter is not valid YAML: {detail}") from None
         if not isinstance(front, dict):

@@ -1,0 +1,180 @@
+"""The on-disk index: a snapshot of a built Index, so the next start skips the sources.
+
+Format (no pickle, so a tampered file cannot run code):
+    MAGIC, then a JSON header (tables, array layout, the stamps of every source, file and
+    directory read, the load problems), then the raw arrays, then a CRC-32 of it all.
+A snapshot is used only when its magic, format version and checksum are right, every
+stamp still matches (so no source was edited, added, removed or renamed; checking takes
+a stat per path, no directory listing) and every code in it is in range; anything else
+is rebuilt from the sources.
+It is written to a temporary file and renamed into place, so concurrent writers
+cannot leave a torn file behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cachetui import __version__
+from cachetui.index.store import Index, IndexParts
+from cachetui.model import FACETS, LoadProblem
+from cachetui.sources import Stamp, stamp_of
+
+MAGIC = b"CACHETUI-INDEX\n"
+FORMAT = 1
+_DIGEST = 4  # CRC-32 of the rest: catches damage and truncation (tampering is caught by validation)
+_ARRAYS = ("starts", "hash_order")
+
+
+class SnapshotError(Exception):
+    """The snapshot is absent, stale, foreign or damaged: rebuild from the sources."""
+
+
+def snapshot_path(cache_dir: Path, sources: list[str]) -> Path:
+    key = hashlib.blake2b("\0".join(os.path.abspath(s) for s in sources).encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+    return cache_dir / f"index-{key}.cachetui"
+
+
+def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[str], stamps: list[Stamp], files: int) -> None:
+    """Write atomically (temp file, then rename). Raises OSError when the disk says no."""
+    parts = index.parts
+    arrays: list[tuple[str, np.ndarray]] = [("starts", parts.starts), ("hash_order", parts.hash_order)]
+    arrays += [(f"codes.{c}", a) for c, a in parts.codes.items()]
+    blobs: list[tuple[str, bytes]] = [("hashes", parts.hash_blob)]
+    blobs += [(f"bits.{f}.{i}", b) for f in FACETS for i, b in enumerate(parts.facet_bits[f])]
+    layout, payload, offset = [], [], 0
+    for name, array in arrays:
+        data = np.ascontiguousarray(array).tobytes()
+        layout.append({"name": name, "dtype": array.dtype.str, "offset": offset, "length": len(data)})
+        payload.append(data)
+        offset += len(data)
+    for name, data in blobs:
+        layout.append({"name": name, "dtype": "bytes", "offset": offset, "length": len(data)})
+        payload.append(data)
+        offset += len(data)
+    header = {
+        "format": FORMAT,
+        "cachetui": __version__,
+        "sources": [os.path.abspath(s) for s in sources],
+        "stamps": stamps,
+        "files": files,
+        "rows": index.n_specs,
+        "packages": parts.packages,
+        "values": parts.values,
+        "stack_names": parts.stack_names,
+        "stacksets": parts.stacksets,
+        "variantsets": parts.variantsets,
+        "sizes": [[r, s] for r, s in parts.sizes.items()],
+        "tarballs": [[r, t] for r, t in parts.tarballs.items()],
+        "facet_values": parts.facet_values,
+        "problems": [[p.source, p.message, p.severity] for p in problems],
+        "layout": layout,
+    }
+    head = json.dumps(header, ensure_ascii=False).encode("utf-8")
+    crc = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for piece in (MAGIC, len(head).to_bytes(8, "little"), head, *payload):
+                crc = zlib.crc32(piece, crc)
+                out.write(piece)
+            out.write(crc.to_bytes(_DIGEST, "little"))
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
+def load(path: Path, sources: list[str]) -> tuple[Index, list[LoadProblem], int]:
+    """The Index saved at `path` for exactly these sources, unchanged since (every file and
+    directory stamp still the same), or SnapshotError saying why not."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SnapshotError("no on-disk index yet") from None
+    except OSError as error:
+        raise SnapshotError(f"cannot read it: {error.strerror or error}") from None
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 8 + _DIGEST:
+        raise SnapshotError("not a cachetui index (or truncated)")
+    body, digest = memoryview(data)[:-_DIGEST], data[-_DIGEST:]
+    if zlib.crc32(body).to_bytes(_DIGEST, "little") != digest:
+        raise SnapshotError("damaged or truncated (checksum mismatch)")
+    start = len(MAGIC) + 8
+    head_length = int.from_bytes(data[len(MAGIC) : start], "little")
+    try:
+        header = json.loads(data[start : start + head_length])
+    except ValueError:
+        raise SnapshotError("unreadable header") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("cachetui") != __version__:
+        raise SnapshotError("written by another version of cachetui")
+    if header.get("sources") != [os.path.abspath(s) for s in sources] or not _unchanged(header.get("stamps")):
+        raise SnapshotError("the sources changed since it was written")
+    payload = body[start + head_length :]
+    try:
+        parts = _parts(header, payload)
+        problems = [LoadProblem(s, m, v) for s, m, v in header["problems"]]
+        files = int(header["files"])
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise SnapshotError(f"inconsistent contents ({error})") from None
+    return Index(parts), problems, files
+
+
+def _unchanged(stamps: Any) -> bool:
+    if not isinstance(stamps, list):
+        return False
+    try:
+        return all(stamp_of(path) == (path, size, mtime, ctime) for path, size, mtime, ctime in stamps)
+    except (TypeError, ValueError):
+        return False
+
+
+def _parts(header: dict[str, Any], payload: memoryview) -> IndexParts:
+    pieces: dict[str, Any] = {}
+    for entry in header["layout"]:
+        offset, length = int(entry["offset"]), int(entry["length"])
+        if offset < 0 or length < 0 or offset + length > len(payload):
+            raise ValueError(f"{entry['name']} lies outside the file")
+        raw = payload[offset : offset + length]
+        pieces[entry["name"]] = bytes(raw) if entry["dtype"] == "bytes" else np.frombuffer(raw, dtype=np.dtype(entry["dtype"]))
+    rows = int(header["rows"])
+    values = {c: list(map(str, v)) for c, v in header["values"].items()}
+    codes = {name.split(".", 1)[1]: array for name, array in pieces.items() if name.startswith("codes.")}
+    packages = list(map(str, header["packages"]))
+    stack_names = list(map(str, header["stack_names"]))
+    stacksets = [[int(s) for s in ss] for ss in header["stacksets"]]
+    variantsets = [list(map(str, v)) for v in header["variantsets"]]
+    starts, order = pieces["starts"], pieces["hash_order"]
+    # Every code in range, so that a crafted file can never make the app index out of bounds.
+    bounds = {**{c: len(values[c]) for c in values}, "package": len(packages), "stackset": len(stacksets), "variantset": len(variantsets)}
+    for column, limit in bounds.items():
+        array = codes[column]
+        if len(array) != rows or (rows and (int(array.min()) < 0 or int(array.max()) >= limit)):
+            raise ValueError(f"column {column} out of range")
+    if len(starts) != len(packages) + 1 or starts[0] != 0 or starts[-1] != rows or (np.diff(starts) < 0).any():
+        raise ValueError("package ranges")
+    if len(order) != rows or (rows and not np.array_equal(np.bincount(order, minlength=rows), np.ones(rows, dtype=np.int64))):
+        raise ValueError("hash order")
+    if len(pieces["hashes"]) != 32 * rows or any(s < 0 or s >= len(stack_names) for ss in stacksets for s in ss):
+        raise ValueError("hashes or stacks")
+    facet_values = {f: list(map(str, v)) for f, v in header["facet_values"].items()}
+    facet_bits = {f: [pieces[f"bits.{f}.{i}"] for i in range(len(facet_values[f]))] for f in FACETS}
+    if any(len(b) != (rows + 7) // 8 for bits in facet_bits.values() for b in bits):
+        raise ValueError("facet bitsets")
+    return IndexParts(
+        packages=packages, starts=starts.astype(np.int64), values=values, codes=codes, stack_names=stack_names,
+        stacksets=stacksets, variantsets=variantsets, hash_blob=pieces["hashes"], hash_order=order.astype(np.int32),
+        sizes={int(r): int(s) for r, s in header["sizes"]}, tarballs={int(r): str(t) for r, t in header["tarballs"]},
+        facet_values=facet_values, facet_bits=facet_bits,
+    )
