@@ -215,3 +215,39 @@ def test_a_broken_loader_pool_falls_back_to_reading_in_process(tmp_path: Path, m
     files, _ = sources.discover([str(tmp_path)])
     chunks = list(sources.read_chunks(files, workers=2))
     assert sum(c.rows for c in chunks) == 5
+
+
+def test_loader_processes_start_under_a_replaced_stderr(tmp_path: Path) -> None:
+    # Textual swaps sys.stderr for an object without a real descriptor; loading from the
+    # app must still use the loader processes (a fresh interpreter: no tracker running yet).
+    import subprocess
+    import sys
+
+    from conftest import record, write_summary
+
+    for p in range(6):
+        write_summary(tmp_path / f"p{p}" / "specs.md", f"pkg{p}", [record(fake_hash(p))])
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import sys\n"
+        "from cachetui import sources\n"
+        "class FakeStderr:\n"
+        "    def write(self, text): pass\n"
+        "    def flush(self): pass\n"
+        "    def fileno(self): return -1\n"
+        "if __name__ == '__main__':\n"
+        "    sources.PARALLEL_MIN_FILES = 0\n"
+        "    sys.stderr = FakeStderr()\n"
+        f"    files, _ = sources.discover([{str(tmp_path)!r}])\n"
+        "    chunks = list(sources.read_chunks(files, workers=2))\n"
+        "    import multiprocessing.resource_tracker as rt\n"
+        "    assert rt._resource_tracker._pid is not None, 'no tracker: the pool did not start'\n"
+        "    print(sum(c.rows for c in chunks))\n"
+    )
+    import os
+
+    import cachetui
+
+    env = {**os.environ, "PYTHONPATH": str(Path(cachetui.__file__).resolve().parent.parent)}  # the code under test
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and done.stdout.strip() == "6", done.stdout

@@ -11,6 +11,7 @@ import gc
 import multiprocessing
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -195,6 +196,7 @@ def read_chunks(files: list[str], progress: Progress | None = None, cancelled: C
     # semaphores, a killed worker), the batches it did not deliver are read in-process.
     delivered = 0
     try:
+        _start_resource_tracker()
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(read_batch, batch) for batch in batches]
             try:
@@ -208,13 +210,34 @@ def read_chunks(files: list[str], progress: Progress | None = None, cancelled: C
             finally:
                 for future in futures:
                     future.cancel()
-    except (BrokenProcessPool, OSError, RuntimeError):
+    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
         for batch in batches[delivered:]:
             if cancelled is not None and cancelled():
                 return
             chunk = read_batch(batch)
             report(chunk)
             yield chunk
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with the real stderr.
+
+    Textual replaces sys.stderr with an object whose fileno() is not a descriptor, and
+    the tracker hands sys.stderr.fileno() to its child: "bad value(s) in fds_to_keep".
+    """
+    from multiprocessing import resource_tracker
+
+    saved = sys.stderr
+    try:
+        usable = saved is not None and saved.fileno() >= 0
+    except Exception:
+        usable = False
+    if not usable and sys.__stderr__ is not None:
+        sys.stderr = sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = saved
 
 
 @contextmanager
