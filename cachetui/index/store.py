@@ -134,6 +134,10 @@ class Index:
         """version, compiler, platform, os, target, tag or source of a row."""
         return self._values[column][self._codes[column][row]]
 
+    def widest(self, column: str) -> int:
+        """The longest value of a text column (for laying out columns without a scan)."""
+        return max(map(len, self._values[column]), default=1)
+
     def stacks(self, row: int) -> tuple[str, ...]:
         return tuple(self._stack_names[s] for s in self._stacksets[self._codes["stackset"][row]])
 

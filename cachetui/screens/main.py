@@ -46,6 +46,7 @@ class MainScreen(Screen):
         self.service = service
         self.filter = Filter()
         self.result: Result | None = None
+        self._shown: tuple[int | None, Result | None] = (None, None)
         self._loading = "starting…"
 
     def compose(self) -> ComposeResult:
@@ -98,7 +99,9 @@ class MainScreen(Screen):
     def on_loaded(self, message: Loaded) -> None:
         report = message.report
         self._loading = ""
-        self.query_one(SpecDetail).index = report.index
+        detail = self.query_one(SpecDetail)
+        detail.index = report.index
+        detail.row = None  # a new index: the same row number is another spec
         self.query_one(FacetSidebar).empty_text = "no data loaded"
         self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
         errors = len(report.errors)
@@ -138,8 +141,9 @@ class MainScreen(Screen):
 
     def _show_package(self, package: int | None) -> None:
         index, specs = self.service.index, self.query_one(SpecList)
-        if index is None or self.result is None:
-            return
+        if index is None or self.result is None or (package == self._shown[0] and self.result is self._shown[1]):
+            return  # already showing it (the list's Highlighted message repeats _apply's call)
+        self._shown = (package, self.result)
         rows = [] if package is None else index.rows_in_package(package, self.result.mask)
         # A border title given as str is parsed as markup; data must go in as plain Content.
         specs.border_title = Content("Specs" if package is None else visible(f"Specs of {index.packages[package]}"))

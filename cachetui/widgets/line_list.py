@@ -70,6 +70,7 @@ class LineList(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._count = 0
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
+        self._styles: dict[tuple[bool, bool], _PieceStyles] = {}
 
     # -- for subclasses -----------------------------------------------------------------
 
@@ -118,18 +119,17 @@ class LineList(ScrollView, can_focus=True):
         return strip.crop(scroll_x, scroll_x + width)
 
     def _render_row(self, index: int, width: int, is_cursor: bool) -> Strip:
-        base = self.rich_style
-        if is_cursor:
-            base = base + self.get_component_rich_style("line-list--cursor" if self.has_focus else "line-list--dim")
-        segments = []
-        for text, component in self.row_pieces(index, width):
-            style = base
-            if component is not None:
-                style = base + self.get_component_rich_style(component, partial=True)
-                if is_cursor:  # the cursor's background wins over the piece's own
-                    style = style + Style(bgcolor=base.bgcolor)
-            segments.append(Segment(visible(text), style))
-        return Strip(segments).adjust_cell_length(width, base)
+        key = (is_cursor, self.has_focus)
+        styles = self._styles.get(key)
+        if styles is None:  # resolving CSS per row was most of the cost of a repaint
+            styles = self._styles[key] = _PieceStyles(self, is_cursor)
+        segments = [Segment(visible(text), styles[component]) for text, component in self.row_pieces(index, width)]
+        return Strip(segments).adjust_cell_length(width, styles[None])
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = {}
+        self._strips.clear()
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(event.size.width, max(self._count, 1))
@@ -190,6 +190,25 @@ class LineList(ScrollView, can_focus=True):
         if 0 <= index < self._count:
             self.cursor = index
             self.post_message(self.Selected(self, index))
+
+
+class _PieceStyles(dict):
+    """Rich style of each component class for one kind of row (cursor or not, focused or not)."""
+
+    def __init__(self, line_list: LineList, is_cursor: bool) -> None:
+        super().__init__()
+        base = line_list.rich_style
+        if is_cursor:
+            base = base + line_list.get_component_rich_style("line-list--cursor" if line_list.has_focus else "line-list--dim")
+        self[None] = base
+        self._line_list, self._base, self._is_cursor = line_list, base, is_cursor
+
+    def __missing__(self, component: str) -> Style:
+        style = self._base + self._line_list.get_component_rich_style(component, partial=True)
+        if self._is_cursor:  # the cursor's background wins over the piece's own
+            style = style + Style(bgcolor=self._base.bgcolor)
+        self[component] = style
+        return style
 
 
 def fit(text: str, width: int) -> str:

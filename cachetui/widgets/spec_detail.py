@@ -13,7 +13,7 @@ from cachetui.textsafe import visible
 
 
 class SpecDetail(VerticalScroll, can_focus=True):
-    row: reactive[int | None] = reactive(None, always_update=True)
+    row: reactive[int | None] = reactive(None)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

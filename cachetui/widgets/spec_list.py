@@ -27,11 +27,12 @@ class SpecList(LineList):
 
     def show(self, index: Index, rows: list[int]) -> None:
         """Show `rows`, keeping the highlighted spec when it is still among them."""
+        if index is self._index and rows == self._rows:
+            return  # nothing changed: no repaint
         keep = self.highlighted_row if index is self._index else None
+        if index is not self._index:
+            self._widths = tuple(min(_MAX_COLUMN, index.widest(c)) for c in ("version", "compiler", "os", "target"))
         self._index, self._rows = index, rows
-        field = index.field
-        columns = ("version", "compiler", "os", "target")
-        self._widths = tuple(min(_MAX_COLUMN, max((len(field(c, r)) for r in rows), default=1)) for c in columns)
         position = rows.index(keep) if keep in rows else 0
         self.set_count(len(rows), position)
 
