@@ -251,3 +251,11 @@ def test_loader_processes_start_under_a_replaced_stderr(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(cachetui.__file__).resolve().parent.parent)}  # the code under test
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0 and done.stdout.strip() == "6", done.stdout
+
+
+def test_one_or_two_characters_match_only_as_substrings() -> None:
+    pool = sorted(["zlib", "bzip2", "lz4", "zstd"])
+    assert [pool[i] for i in rank_names("zl", pool)] == ["zlib"]
+    assert [pool[i] for i in rank_names("z", pool)] == ["zlib", "zstd", "bzip2"]
+    # From three characters on, typos are forgiven.
+    assert "zstd" in [pool[i] for i in rank_names("zsdt", pool)]
