@@ -256,6 +256,6 @@ def test_loader_processes_start_under_a_replaced_stderr(tmp_path: Path) -> None:
 def test_one_or_two_characters_match_only_as_substrings() -> None:
     pool = sorted(["zlib", "bzip2", "lz4", "zstd"])
     assert [pool[i] for i in rank_names("zl", pool)] == ["zlib"]
-    assert [pool[i] for i in rank_names("z", pool)] == ["zlib", "zstd", "bzip2"]
+    assert [pool[i] for i in rank_names("z", pool)] == ["zlib", "zstd", "lz4", "bzip2"]  # prefix, then substring by length
     # From three characters on, typos are forgiven.
     assert "zstd" in [pool[i] for i in rank_names("zsdt", pool)]
