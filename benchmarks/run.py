@@ -11,6 +11,7 @@ quote the figures of one run, and ratios within that run.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -27,6 +28,7 @@ BIN = Path(sys.executable).parent
 CACHETUI = str(BIN / "cachetui")
 SIZES = {"100k": (100_000, 1_000), "1m": (1_000_000, 10_000)}
 TERM_SIZE = (160, 48)
+_SESSIONS = itertools.count()
 
 
 def corpus(size: str) -> Path:
@@ -52,7 +54,7 @@ def timed(cmd: list[str], env=None) -> float:
 
 class Tmux:
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
-        self.socket = f"cachetui-bench-{os.getpid()}"
+        self.socket = f"cachetui-bench-{os.getpid()}-{next(_SESSIONS)}"  # never reuse a dying server's socket
         width, height = TERM_SIZE
         self.started = time.perf_counter()
         self.run("new-session", "-d", "-s", "b", "-x", str(width), "-y", str(height), " ".join(command), env=env)
