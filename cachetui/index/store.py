@@ -347,6 +347,7 @@ def _first_of_duplicates(codes, values, blob, sizes, tarballs):
     if not same.any():
         return None, []
     keep = np.ones(n, dtype=bool)
+    content = [c for c in COLUMNS if c != "source"]
     problems: list[LoadProblem] = []
     first_of: dict[tuple[bytes, int], int] = {}
     for i in np.flatnonzero(same):
@@ -356,7 +357,6 @@ def _first_of_duplicates(codes, values, blob, sizes, tarballs):
             if first == row:
                 continue
             keep[row] = False
-            content = [c for c in COLUMNS if c != "source"]
             if any(codes[c][row] != codes[c][first] for c in content) or (sizes.get(row), tarballs.get(row)) != (sizes.get(first), tarballs.get(first)):
                 problems.append(LoadProblem(
                     values["source"][codes["source"][row]],
@@ -381,14 +381,8 @@ def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[byt
             column = parts.codes[facet]
             flags = [column == code for code in range(len(names))]
         present = [c for c in range(len(names)) if flags[c].any()]  # not only in dropped duplicates
-        present.sort(key=lambda c: _facet_sort_key(facet, names[c]))
+        order = _sort_key(facet)
+        present.sort(key=lambda c: order(names[c]))
         values[facet] = [names[c] for c in present]
         bits[facet] = [np.packbits(flags[c], bitorder="little").tobytes() for c in present]
     return values, bits
-
-
-def _facet_sort_key(facet: str, value: str) -> tuple:
-    if facet == "compiler":
-        return _compiler_order(value)
-    return (value.lower(), value)
-

@@ -183,40 +183,37 @@ def read_chunks(files: list[str], progress: Progress | None = None, cancelled: C
         if progress is not None:
             progress(done, len(files), specs)
 
-    if workers <= 1:
-        for batch in batches:
-            if cancelled is not None and cancelled():
-                return
-            chunk = read_batch(batch)
-            report(chunk)
-            yield chunk
-        return
+    def stopped() -> bool:
+        return cancelled is not None and cancelled()
+
     # spawn, not fork: the app loads from a thread, and forking a threaded process is unsafe.
     # If the pool cannot work (a host whose main module cannot be re-imported, no
     # semaphores, a killed worker), the batches it did not deliver are read in-process.
     delivered = 0
-    try:
-        _start_resource_tracker()
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(read_batch, batch) for batch in batches]
-            try:
-                for future in futures:
-                    if cancelled is not None and cancelled():
-                        return
-                    chunk = future.result()
-                    delivered += 1
-                    report(chunk)
-                    yield chunk
-            finally:
-                for future in futures:
-                    future.cancel()
-    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-        for batch in batches[delivered:]:
-            if cancelled is not None and cancelled():
-                return
-            chunk = read_batch(batch)
-            report(chunk)
-            yield chunk
+    if workers > 1:
+        try:
+            _start_resource_tracker()
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [pool.submit(read_batch, batch) for batch in batches]
+                try:
+                    for future in futures:
+                        if stopped():
+                            return
+                        chunk = future.result()
+                        delivered += 1
+                        report(chunk)
+                        yield chunk
+                finally:
+                    for future in futures:
+                        future.cancel()
+        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+            pass
+    for batch in batches[delivered:]:  # everything, when reading in-process
+        if stopped():
+            return
+        chunk = read_batch(batch)
+        report(chunk)
+        yield chunk
 
 
 def _start_resource_tracker() -> None:
