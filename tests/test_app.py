@@ -331,3 +331,36 @@ async def test_double_slash_still_looks_up() -> None:
         await settle(app, pilot)
         assert search.value == "//2feova4"
         assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row].startswith("2feova4")
+
+
+def _bar_column(app, widget) -> str:
+    """The painted last column of `widget`'s content: its scroll bar."""
+    region = widget.content_region
+    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    return "".join(strip.crop(region.right - 1, region.right).text for strip in strips)
+
+
+async def test_scroll_bar_follows_the_list_and_a_click_on_it_scrolls() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(app, pilot)
+        specs = app.screen.query_one(SpecList)
+        height = specs.content_region.height
+        assert specs.count > height  # the sample's largest package overflows this terminal
+        bar = _bar_column(app, specs)
+        assert bar.startswith("▐") and bar.endswith(" ")  # the thumb starts at the top
+        specs.focus()
+        await pilot.press("G")
+        await pilot.pause()
+        bar = _bar_column(app, specs)
+        assert bar.endswith("▐") and bar.startswith(" ")
+        # A click at the top of the bar scrolls back to the start, without moving the cursor.
+        cursor = specs.cursor
+        await pilot.click(SpecList, offset=(specs.content_region.width, 1))  # +1: the border
+        await pilot.pause()
+        assert specs.scroll_offset.y == 0 and specs.cursor == cursor
+        assert _bar_column(app, specs).startswith("▐")
+        # A list that fits has no bar: its rows use the full width.
+        packages = app.screen.query_one(PackageList)
+        assert packages.count <= packages.content_region.height
+        assert "▐" not in _bar_column(app, packages)
