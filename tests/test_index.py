@@ -99,6 +99,24 @@ def test_facet_counts_ignore_their_own_selection(sample: Index) -> None:
     assert result.facet_counts["os"]["ubuntu22.04"] > 0
 
 
+@pytest.mark.parametrize("query, selections", [
+    ("", {}),
+    ("py", {}),
+    ("safet", {"os": {"ubuntu22.04"}}),
+    ("py", {"stack": {"e4s"}, "target": {"x86_64_v3"}}),
+    ("nothing-like-this", {}),
+])
+def test_every_facet_count_equals_a_brute_force_count(sample: Index, query: str, selections) -> None:
+    """Whichever way a count is computed (histograms or bitsets), it is the number of specs."""
+    result = evaluate(sample, Filter.of(query, selections))
+    in_query = {sample.package_of(r) for r in range(sample.n_specs)} if not query else set(rank_names(query, sample.packages_lower))
+    for facet in ("stack", "os", "target", "compiler", "platform", "tag"):
+        others = {f: v for f, v in selections.items() if f != facet}
+        for value, count in result.facet_counts[facet].items():
+            rows = brute(sample, {**others, facet: {value}})
+            assert count == len({r for r in rows if sample.package_of(r) in in_query}), (facet, value)
+
+
 def test_facet_counts_follow_the_search_text(small: Index) -> None:
     result = evaluate(small, Filter("py-numpy"))
     assert result.facet_counts["os"] == {"rhel8": 0, "sequoia": 1, "ubuntu22.04": 0, "ubuntu24.04": 1}

@@ -90,7 +90,7 @@ def test_a_damaged_snapshot_is_rebuilt_and_said_once(tmp_path: Path, damage: str
     elif damage == "empty":
         data = bytearray()
     else:
-        data = data.replace(b'"format": 1', b'"format": 9', 1)
+        data = data.replace(f'"format": {snapshot.FORMAT}'.encode(), b'"format": 99', 1)
     path.write_bytes(bytes(data))
     rebuilt = load(root, cache)
     assert not rebuilt.from_snapshot

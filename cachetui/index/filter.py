@@ -13,7 +13,6 @@ from functools import reduce
 
 import numpy as np
 
-from cachetui.index.fuzzy import rank_names
 from cachetui.index.store import Index
 from cachetui.model import FACETS
 
@@ -71,8 +70,9 @@ class Result:
 
 
 def evaluate(index: Index, flt: Filter) -> Result:
-    ranked = rank_names(flt.query, index.packages_lower) if flt.query.strip() else None
+    ranked = index.package_ranker.rank(flt.query) if flt.query.strip() else None
     query_mask = index.all_rows if ranked is None else index.rows_mask(ranked)
+    ranked_array = None if ranked is None else np.asarray(ranked, dtype=np.int64)  # converted once, used per facet
 
     selected = flt.selected
     facet_masks = {
@@ -82,19 +82,23 @@ def evaluate(index: Index, flt: Filter) -> Result:
 
     facet_counts: dict[str, dict[str, int]] = {}
     for facet in FACETS:
-        others = reduce(lambda acc, m: acc & m, (m for f, m in facet_masks.items() if f != facet), query_mask)
-        if others == index.all_rows:
-            counts = [bits.bit_count() for bits in index.facet_bits[facet]]
-        else:
+        other_masks = [m for f, m in facet_masks.items() if f != facet]
+        if other_masks:
+            others = reduce(lambda acc, m: acc & m, other_masks, query_mask)
             counts = [(others & bits).bit_count() for bits in index.facet_bits[facet]]
+        else:  # only the search text narrows this facet: whole packages, so sum their histograms
+            counts = index.facet_counts_in(facet, ranked_array)
         facet_counts[facet] = dict(zip(index.facet_values[facet], counts))
 
     if combined == index.all_rows:
         packages = list(range(index.n_packages))
         counts = index.sizes_array.tolist()
+    elif not facet_masks:  # only the search text: whole packages, best first
+        packages = ranked
+        counts = index.sizes_array[ranked_array].tolist()
     else:
         per_package = index.package_counts(combined)
-        candidates = np.flatnonzero(per_package) if ranked is None else np.asarray(ranked, dtype=np.int64)
+        candidates = np.flatnonzero(per_package) if ranked is None else ranked_array
         if ranked is not None and len(candidates):
             candidates = candidates[per_package[candidates] > 0]
         packages = candidates.tolist()

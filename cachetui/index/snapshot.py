@@ -29,7 +29,7 @@ from cachetui.model import FACETS, LoadProblem
 from cachetui.sources import Stamp, stamp_of
 
 MAGIC = b"CACHETUI-INDEX\n"
-FORMAT = 1
+FORMAT = 2  # 2: per-package facet histograms
 _DIGEST = 4  # CRC-32 of the rest: catches damage and truncation (tampering is caught by validation)
 _ARRAYS = ("starts", "hash_order")
 
@@ -48,6 +48,7 @@ def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[st
     parts = index.parts
     arrays: list[tuple[str, np.ndarray]] = [("starts", parts.starts), ("hash_order", parts.hash_order)]
     arrays += [(f"codes.{c}", a) for c, a in parts.codes.items()]
+    arrays += [(f"histogram.{f}", parts.facet_histograms[f]) for f in FACETS]
     blobs: list[tuple[str, bytes]] = [("hashes", parts.hash_blob)]
     blobs += [(f"bits.{f}.{i}", b) for f in FACETS for i, b in enumerate(parts.facet_bits[f])]
     layout, payload, offset = [], [], 0
@@ -172,9 +173,12 @@ def _parts(header: dict[str, Any], payload: memoryview) -> IndexParts:
     facet_bits = {f: [pieces[f"bits.{f}.{i}"] for i in range(len(facet_values[f]))] for f in FACETS}
     if any(len(b) != (rows + 7) // 8 for bits in facet_bits.values() for b in bits):
         raise ValueError("facet bitsets")
+    histograms = {f: pieces[f"histogram.{f}"].astype(np.int32).reshape(len(packages), len(facet_values[f])) for f in FACETS}
+    if any(len(h) and int(h.min()) < 0 for h in histograms.values()):
+        raise ValueError("facet histograms")
     return IndexParts(
         packages=packages, starts=starts.astype(np.int64), values=values, codes=codes, stack_names=stack_names,
         stacksets=stacksets, variantsets=variantsets, hash_blob=pieces["hashes"], hash_order=order.astype(np.int32),
         sizes={int(r): int(s) for r, s in header["sizes"]}, tarballs={int(r): str(t) for r, t in header["tarballs"]},
-        facet_values=facet_values, facet_bits=facet_bits,
+        facet_values=facet_values, facet_bits=facet_bits, facet_histograms=histograms,
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cachetui.sources.columns import COLUMNS, ColumnChunk
+from cachetui.index.fuzzy import NameRanker
 from cachetui.index.versions import version_key
 from cachetui.model import FACETS, LoadProblem, Spec, normalise_compiler
 
@@ -82,6 +83,8 @@ class IndexParts:
     tarballs: dict[int, str] = field(default_factory=dict)
     facet_values: dict[str, list[str]] = field(default_factory=dict)
     facet_bits: dict[str, list[bytes]] = field(default_factory=dict)
+    # facet -> int32 [package, value]: how many rows of each package carry each value.
+    facet_histograms: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class Index:
@@ -91,6 +94,7 @@ class Index:
         self.parts = parts
         self.packages: list[str] = parts.packages
         self.packages_lower: list[str] = [p.lower() for p in parts.packages]
+        self.package_ranker = NameRanker(self.packages_lower)
         self.starts_array: np.ndarray = parts.starts
         self.starts: list[int] = parts.starts.tolist()
         self.sizes_array: np.ndarray = np.diff(parts.starts)
@@ -104,6 +108,7 @@ class Index:
         self._hash_keys = hash_keys(parts.hash_blob)[parts.hash_order]
         self.facet_values: dict[str, list[str]] = parts.facet_values
         self.facet_bits: dict[str, list[int]] = {f: [int.from_bytes(b, "little") for b in bits] for f, bits in parts.facet_bits.items()}
+        self._facet_totals = {f: h.sum(axis=0, dtype=np.int64).tolist() for f, h in parts.facet_histograms.items()}
         self.all_rows: int = (1 << self.n_specs) - 1
 
     # -- sizes --------------------------------------------------------------------------
@@ -183,6 +188,16 @@ class Index:
             return np.zeros(0, dtype=np.int64)
         bits = np.unpackbits(np.frombuffer(mask.to_bytes((n + 7) // 8, "little"), dtype=np.uint8), count=n, bitorder="little")
         return np.add.reduceat(bits, self.starts_array[:-1], dtype=np.int64)
+
+    def facet_counts_in(self, facet: str, packages: np.ndarray | None) -> list[int]:
+        """Rows carrying each value of `facet` (facet_values order) among `packages` (None: all).
+
+        From the per-package histogram: a sum over the listed packages, well under a
+        millisecond where ANDing each value's bitset with a mask costs ~50 µs a value.
+        """
+        if packages is None:
+            return self._facet_totals[facet]
+        return self.parts.facet_histograms[facet][packages].sum(axis=0, dtype=np.int64).tolist()
 
     def rows_mask(self, packages: list[int]) -> int:
         """The bitset of every row of `packages`."""
@@ -288,7 +303,7 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
         sizes=sizes,
         tarballs=tarballs,
     )
-    built.facet_values, built.facet_bits = _facets(built)
+    built.facet_values, built.facet_bits, built.facet_histograms = _facets(built)
     return Index(built), problems
 
 
@@ -365,9 +380,11 @@ def _first_of_duplicates(codes, values, blob, sizes, tarballs):
     return keep, problems
 
 
-def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[bytes]]]:
+def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[bytes]], dict[str, np.ndarray]]:
     values: dict[str, list[str]] = {}
     bits: dict[str, list[bytes]] = {}
+    histograms: dict[str, np.ndarray] = {}
+    package_starts = parts.starts[:-1]
     for facet in FACETS:
         if facet == "stack":
             names = parts.stack_names
@@ -385,4 +402,9 @@ def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[byt
         present.sort(key=lambda c: order(names[c]))
         values[facet] = [names[c] for c in present]
         bits[facet] = [np.packbits(flags[c], bitorder="little").tobytes() for c in present]
-    return values, bits
+        histogram = np.zeros((len(parts.packages), len(present)), dtype=np.int32)
+        if len(parts.packages):
+            for i, c in enumerate(present):
+                histogram[:, i] = np.add.reduceat(flags[c], package_starts, dtype=np.int32)
+        histograms[facet] = histogram
+    return values, bits, histograms

@@ -171,7 +171,7 @@ class MainScreen(Screen):
         report = self.service.report
         if report and report.problems:
             status.append(f" · {len(report.problems)} load problems (p)", style="bold")
-        self.query_one("#status", Static).update(status)
+        self.query_one("#status", Static).update(status, layout=False)  # one line, always
 
     # -- events from the widgets (messages up) ------------------------------------------
 

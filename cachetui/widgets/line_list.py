@@ -92,11 +92,25 @@ class LineList(ScrollView, can_focus=True):
         """Replace the rows: the subclass has swapped its data; repaint everything."""
         self._count = count
         self._strips.clear()
-        self.virtual_size = Size(self.size.width, max(count, 1))
+        # The list's own size never depends on its rows, so skip the screen-wide layout that
+        # assigning virtual_size asks for (2-5 ms a keystroke at a million specs).
+        self.set_reactive(LineList.virtual_size, Size(self.size.width, max(count, 1)))
         self.set_reactive(LineList.cursor, self._clamp(cursor))
         self._scroll_cursor_into_view()
         self.refresh()
         self.post_message(self.Highlighted(self, self.cursor))
+
+    @property
+    def view(self) -> Size:
+        """Columns and rows for the list's rows (and its bar)."""
+        # A ScrollView's container_size is its own inner area, kept by Textual as a plain
+        # attribute; scrollable_content_region asks the compositor, 30 µs a call per line.
+        return self.container_size
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        # Textual derives this from scroll bar visibility, which only a layout updates.
+        return self._count > self.view.height and not self.disabled
 
     def refresh_rows(self) -> None:
         """The text of rows changed (counts, marks) but not their number."""
@@ -107,16 +121,16 @@ class LineList(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
-        width = self.scrollable_content_region.width
+        width = self.view.width
         if self._count == 0:
+            styles = self._piece_styles(False)
             if y == 0:
-                style = self.rich_style + self.get_component_rich_style("line-list--empty")
-                return Strip([Segment(self.empty_text[:width], style)]).extend_cell_length(width, self.rich_style)
-            return Strip.blank(width, self.rich_style)
+                return Strip([Segment(self.empty_text[:width], styles["line-list--empty"])]).extend_cell_length(width, styles[None])
+            return Strip.blank(width, styles[None])
         thumb = self._thumb()
         bar = None if thumb is None else thumb[0] <= y < thumb[1]
         if index >= self._count:
-            return self._with_bar(Strip.blank(width - (bar is not None), self.rich_style), bar)
+            return self._with_bar(Strip.blank(width - (bar is not None), self._piece_styles(False)[None]), bar)
         is_cursor = index == self.cursor
         key = (index, is_cursor, width, self.has_focus, bar)
         strip = self._strips.get(key)
@@ -125,11 +139,15 @@ class LineList(ScrollView, can_focus=True):
             self._strips[key] = strip
         return strip
 
-    def _render_row(self, index: int, width: int, is_cursor: bool) -> Strip:
+    def _piece_styles(self, is_cursor: bool) -> _PieceStyles:
         key = (is_cursor, self.has_focus)
         styles = self._styles.get(key)
         if styles is None:  # resolving CSS per row was most of the cost of a repaint
             styles = self._styles[key] = _PieceStyles(self, is_cursor)
+        return styles
+
+    def _render_row(self, index: int, width: int, is_cursor: bool) -> Strip:
+        styles = self._piece_styles(is_cursor)
         segments = [Segment(visible(text), styles[component]) for text, component in self.row_pieces(index, width)]
         return Strip(segments).adjust_cell_length(width, styles[None])
 
@@ -137,7 +155,7 @@ class LineList(ScrollView, can_focus=True):
 
     def _thumb(self) -> tuple[int, int] | None:
         """Screen rows [start, end) of the scroll bar's thumb; None when every row fits."""
-        height = self.scrollable_content_region.height
+        height = self.view.height
         if self._count <= height or height <= 0:
             return None
         size = max(1, round(height * height / self._count))
@@ -147,15 +165,15 @@ class LineList(ScrollView, can_focus=True):
     def _with_bar(self, strip: Strip, thumb: bool | None) -> Strip:
         if thumb is None:
             return strip
-        style = self.rich_style + self.get_component_rich_style("line-list--bar")
+        style = self._piece_styles(False)["line-list--bar"]
         return Strip([*strip, Segment("▐" if thumb else " ", style)], strip.cell_length + 1)
 
     def _on_bar(self, event: events.MouseEvent) -> bool:
         offset = event.get_content_offset(self)
-        return offset is not None and self._thumb() is not None and offset.x == self.scrollable_content_region.width - 1
+        return offset is not None and self._thumb() is not None and offset.x == self.view.width - 1
 
     def _scroll_to_pointer(self, event: events.MouseEvent) -> None:
-        height = self.scrollable_content_region.height
+        height = self.view.height
         y = event.get_content_offset_capture(self).y  # may lie outside while dragging
         fraction = min(max(y / max(height - 1, 1), 0.0), 1.0)
         self.scroll_to(y=round(fraction * (self._count - height)), animate=False)
@@ -217,10 +235,10 @@ class LineList(ScrollView, can_focus=True):
         self.cursor += 1
 
     def action_page_up(self) -> None:
-        self.cursor -= max(1, self.scrollable_content_region.height - 1)
+        self.cursor -= max(1, self.view.height - 1)
 
     def action_page_down(self) -> None:
-        self.cursor += max(1, self.scrollable_content_region.height - 1)
+        self.cursor += max(1, self.view.height - 1)
 
     def action_first(self) -> None:
         self.cursor = 0
