@@ -10,6 +10,7 @@ from cachetui.screens.hash_choice import HashChoiceScreen
 from cachetui.screens.help import HelpScreen, binding_rows
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.widgets.facet_sidebar import FacetSidebar
+from cachetui.widgets.line_list import LineList
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_list import SpecList
 from conftest import SAMPLE, fake_hash, record, write_summary
@@ -364,3 +365,21 @@ async def test_scroll_bar_follows_the_list_and_a_click_on_it_scrolls() -> None:
         packages = app.screen.query_one(PackageList)
         assert packages.count <= packages.content_region.height
         assert "▐" not in _bar_column(app, packages)
+
+
+async def test_partial_repaints_leave_no_stale_line(synthetic: Path) -> None:
+    """Lists repaint only the lines that changed; the screen must equal a full repaint."""
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for query in ("zl", "z", "", "py", "zlib-ng", ""):
+            app.screen.query_one("#search").value = query
+            await settle(app, pilot)
+            await focus_facet(app, pilot, "os", "ubuntu22.04")
+            await pilot.press("space")  # on, then off at the next query
+            await settle(app, pilot)
+            partial = painted(app)
+            for widget in app.screen.query(LineList):
+                widget.refresh()  # forget every painted line
+            await pilot.pause()
+            assert painted(app) == partial, query
