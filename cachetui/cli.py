@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -235,6 +236,10 @@ def _run_app(options: argparse.Namespace) -> int:
     missing = [s for s in sources if not Path(s).expanduser().exists()]
     if sources and len(missing) == len(sources):
         raise _UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
+    # A search result lands a few ms after the search box's own echo has used Textual's
+    # frame tick, so at the default 60 frames/s it waited up to 17 ms for the next one.
+    # Read by Textual at import; a user's own TEXTUAL_FPS wins.
+    os.environ.setdefault("TEXTUAL_FPS", "120")
     from cachetui.app import CacheTUI  # Textual is imported only here
 
     app = CacheTUI(service=_service(options))

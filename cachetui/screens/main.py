@@ -143,13 +143,15 @@ class MainScreen(Screen):
         index = self.service.index
         self.query_one(FacetSidebar).show(index, result)
         self.query_one(PackageList).show(index, result)
-        self._show_package(self.query_one(PackageList).highlighted_package)
         self._update_status()
+        # The spec list and the detail follow a frame later: while typing, the eye is on the
+        # list, the counts and the status line, and alone they paint a few ms sooner.
+        self.call_after_refresh(lambda: self._show_package(self.query_one(PackageList).highlighted_package))
 
     def _show_package(self, package: int | None) -> None:
         index, specs = self.service.index, self.query_one(SpecList)
         if index is None or self.result is None or (package == self._shown[0] and self.result is self._shown[1]):
-            return  # already showing it (the list's Highlighted message repeats _apply's call)
+            return  # already showing it
         self._shown = (package, self.result)
         rows = [] if package is None else index.rows_in_package(package, self.result.mask)
         # A border title given as str is parsed as markup; data must go in as plain Content.
@@ -210,8 +212,8 @@ class MainScreen(Screen):
         self._request()
 
     def on_line_list_highlighted(self, event: LineList.Highlighted) -> None:
-        if isinstance(event.line_list, PackageList):
-            self._show_package(event.line_list.highlighted_package)
+        if isinstance(event.line_list, PackageList) and self._shown[1] is self.result:
+            self._show_package(event.line_list.highlighted_package)  # else _apply's call is due
         elif isinstance(event.line_list, SpecList):
             self.query_one(SpecDetail).row = event.line_list.highlighted_row
 
