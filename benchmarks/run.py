@@ -109,7 +109,8 @@ def floor_keystrokes(word: str) -> list[float]:
 
 def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     sys.path.insert(0, str(HERE.parent))
-    from cachetui.index.filter import Filter, evaluate
+    from cachetui.index.evaluate import evaluate
+    from cachetui.index.filter import Filter
     from cachetui.service import IndexService
 
     root = corpus(size)

@@ -16,8 +16,8 @@ import sys
 from collections.abc import Sequence
 
 from cachetui import __version__
-from cachetui.index.filter import Filter, evaluate
-from cachetui.index.store import HashPrefixError, normalise_hash_prefix
+from cachetui.index.filter import Filter
+from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
 from cachetui.output import SPEC_COLUMNS, size_text, spec_cells, spec_json, table
 from cachetui.service import IndexService, LoadReport
 from cachetui.textsafe import visible
@@ -201,6 +201,8 @@ def _detail_text(index, row: int) -> str:
 def _search(options: argparse.Namespace) -> int:
     if not options.query.strip():
         raise _UsageError("search needs a QUERY")
+    from cachetui.index.evaluate import evaluate  # numpy: only the sub-commands that query
+
     report = _load(options)
     index = report.index
     result = evaluate(index, Filter(options.query))

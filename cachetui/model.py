@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import msgspec
-
 # The facets a user can filter on, in the order the sidebar shows them.
 FACETS: tuple[str, ...] = ("stack", "os", "target", "compiler", "platform", "tag")
 
@@ -38,24 +36,6 @@ class Spec:
     @property
     def install_command(self) -> str:
         return f"spack install /{self.hash}"
-
-
-class Record(msgspec.Struct, gc=False):
-    """One `spec_details` entry as decoded (typed, in C) before normalisation.
-
-    gc=False: a million of these are created during a load and hold no cycles.
-    """
-
-    hash: str
-    versions: list[str]
-    os: str
-    platform: str
-    target: str
-    compiler: str | None = None
-    stacks: list[str] = []
-    variants: list[str] = []
-    size: int | str | None = None
-    tarball: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

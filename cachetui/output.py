@@ -5,12 +5,16 @@ The JSON shapes are public contracts: extend them, never break them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cachetui.index.store import Index
 from cachetui.model import NO_COMPILER
 from cachetui.textsafe import visible
+
+if TYPE_CHECKING:  # the index brings numpy: not before the first frame
+    from cachetui.index.store import Index
 
 
 def spec_json(index: Index, row: int) -> dict[str, Any]:

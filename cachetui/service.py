@@ -11,13 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cachetui.index import snapshot
-from cachetui.index.filter import Filter, Result, evaluate
-from cachetui.index.store import Index, build_index
 from cachetui.model import LoadProblem
 from cachetui.resources import sample_data_dir
-from cachetui.sources import Progress, discover_stamped, gc_paused, read_chunks
+
+if TYPE_CHECKING:
+    from cachetui.index.filter import Filter, Result
+    from cachetui.index.store import Index
+    from cachetui.sources import Progress
 
 
 @dataclass
@@ -54,6 +56,11 @@ class IndexService:
 
     def load(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> LoadReport:
         """Read every source and build the index (blocking: call it from a worker)."""
+        # numpy and the readers load here, in the worker, not before the app's first frame.
+        from cachetui.index import snapshot
+        from cachetui.index.store import build_index
+        from cachetui.sources import discover_stamped, gc_paused, read_chunks
+
         stored_at = snapshot.snapshot_path(self.cache_dir, self.sources) if self.cache_dir is not None else None
         notes: list[LoadProblem] = []
         if stored_at is not None:
@@ -102,6 +109,8 @@ class IndexService:
         index = self.index
         if index is None or (generation is not None and not self.is_current(generation)):
             return None
+        from cachetui.index.evaluate import evaluate
+
         result = evaluate(index, flt)
         if generation is not None and not self.is_current(generation):
             return None

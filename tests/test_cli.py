@@ -167,3 +167,14 @@ def test_subcommands_do_not_import_textual(argv) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_app_paints_before_the_index_libraries_load() -> None:
+    """Starting the app imports neither numpy nor the readers: they load in the worker."""
+    probe = (
+        "import sys\nfrom cachetui.cli import main\nfrom cachetui.app import CacheTUI\nCacheTUI()\n"
+        "heavy = [m for m in ('numpy', 'msgspec', 'yaml', 'rapidfuzz', 'cachetui.sources', 'cachetui.index.store') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from cachetui.index.filter import Filter, evaluate
+from cachetui.index.evaluate import evaluate
+from cachetui.index.filter import Filter
 from cachetui.index.fuzzy import rank_names
-from cachetui.index.store import HashPrefixError, Index
+from cachetui.index.hashes import HashPrefixError
+from cachetui.index.store import Index
 from cachetui.service import IndexService
 from conftest import fake_hash
 

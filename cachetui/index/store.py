@@ -16,26 +16,11 @@ import numpy as np
 
 from cachetui.sources.columns import COLUMNS, ColumnChunk
 from cachetui.index.fuzzy import NameRanker
+from cachetui.index.hashes import normalise_hash_prefix
 from cachetui.index.versions import version_key
 from cachetui.model import FACETS, LoadProblem, Spec, normalise_compiler
 
-_HASH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 _TEXT = ("version", "compiler", "platform", "os", "target", "tag", "source")
-
-
-class HashPrefixError(ValueError):
-    """A hash prefix that cannot match anything by its form (empty, too long, bad characters)."""
-
-
-def normalise_hash_prefix(text: str) -> str:
-    prefix = text.strip().lstrip("/").lower()
-    if not prefix:
-        raise HashPrefixError("a hash prefix needs 1 to 32 characters")
-    if len(prefix) > 32:
-        raise HashPrefixError(f"a hash has 32 characters; {len(prefix)} given")
-    if not set(prefix) <= _HASH_CHARS:
-        raise HashPrefixError("a hash prefix has only letters and digits")
-    return prefix
 
 
 def hash_keys(blob: bytes | memoryview) -> np.ndarray:

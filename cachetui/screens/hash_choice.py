@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
-from cachetui.index.store import Index
 from cachetui.textsafe import visible
 from cachetui.widgets.candidate_list import CandidateList
 from cachetui.widgets.line_list import LineList
+
+if TYPE_CHECKING:  # the index brings numpy: not before the first frame
+    from cachetui.index.store import Index
 
 
 class HashChoiceScreen(ModalScreen[int | None]):

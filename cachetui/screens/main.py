@@ -20,7 +20,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from cachetui.index.filter import Filter, Result
-from cachetui.index.store import HashPrefixError, normalise_hash_prefix
+from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
 from cachetui.messages import LoadFailed, Loaded, LoadProgress, ResultReady
 from cachetui.screens.hash_choice import HashChoiceScreen
 from cachetui.screens.problems import ProblemsScreen

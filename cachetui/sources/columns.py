@@ -9,8 +9,8 @@ from array import array
 from operator import attrgetter
 from typing import Any
 
-from cachetui.model import LoadProblem, Record
-from cachetui.sources.summary import SummaryFile, size_of, tarball_of
+from cachetui.model import LoadProblem
+from cachetui.sources.summary import Record, SummaryFile, size_of, tarball_of
 
 # Interned per row; "stacks" and "variants" hold tuples.
 COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants")

@@ -20,10 +20,30 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import LoadProblem, Record, normalise_compiler
+from cachetui.model import LoadProblem, normalise_compiler
 
 HASH_RE = re.compile(r"^[a-z2-7]{32}$")
 _BASE32_RUN = re.compile(r"[a-z2-7]*")
+
+
+class Record(msgspec.Struct, gc=False):
+    """One `spec_details` entry of a summary as decoded (typed, in C) before normalisation.
+
+    gc=False: a million of these are created during a load and hold no cycles.
+    """
+
+    hash: str
+    versions: list[str]
+    os: str
+    platform: str
+    target: str
+    compiler: str | None = None
+    stacks: list[str] = []
+    variants: list[str] = []
+    size: int | str | None = None
+    tarball: str | None = None
+
+
 _DECODE_RECORDS = msgspec.json.Decoder(list[Record])
 _RAW = "raw"  # marks a spec_details value kept as unparsed JSON text by the fast path
 _JSON_KEYS = frozenset({"meta", "spec_details", "spec_files", "spec_names"})

@@ -5,15 +5,19 @@ Space, enter or a click toggles a value; on a section header they fold the secti
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from cachetui.index.filter import Result
-from cachetui.index.store import Index
 from cachetui.model import FACETS
 from cachetui.widgets.line_list import LineList, Piece, fit
+
+if TYPE_CHECKING:  # the index brings numpy: not before the first frame
+    from cachetui.index.store import Index
 
 FACET_TITLES = {"stack": "Stacks", "os": "OS", "target": "Targets", "compiler": "Compilers", "platform": "Platforms", "tag": "Tags"}
 

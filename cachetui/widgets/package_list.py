@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cachetui.index.filter import Result
-from cachetui.index.store import Index
 from cachetui.widgets.line_list import LineList, Piece, fit
+
+if TYPE_CHECKING:  # the index brings numpy: not before the first frame
+    from cachetui.index.store import Index
 
 
 class PackageList(LineList):

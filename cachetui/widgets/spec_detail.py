@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from cachetui.index.store import Index
 from cachetui.output import size_text
 from cachetui.textsafe import visible
+
+if TYPE_CHECKING:  # the index brings numpy: not before the first frame
+    from cachetui.index.store import Index
 
 
 class SpecDetail(VerticalScroll, can_focus=True):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from cachetui.index.store import Index
+from typing import TYPE_CHECKING
+
 from cachetui.widgets.line_list import LineList, Piece, fit
+
+if TYPE_CHECKING:  # the index brings numpy: not before the first frame
+    from cachetui.index.store import Index
 
 _MAX_COLUMN = 24
 
