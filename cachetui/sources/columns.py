@@ -10,7 +10,7 @@ from operator import attrgetter
 from typing import Any
 
 from cachetui.model import LoadProblem
-from cachetui.sources.summary import Record, SummaryFile, size_of, tarball_of
+from cachetui.sources.summary import VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
 
 # Interned per row; "stacks" and "variants" hold tuples.
 COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants")
@@ -40,11 +40,8 @@ class ColumnChunk:
         self._constant("package", summary.package, n)
         self._constant("tag", summary.tag, n)
         self._constant("source", source, n)
-        self._column("version", [r.versions[0] for r in records])
-        for column in ("compiler", "platform", "os", "target"):
-            self._column(column, list(map(attrgetter(column), records)))
-        self._column("stacks", [tuple(r.stacks) for r in records])
-        self._column("variants", [tuple(r.variants) for r in records])
+        for column in VALUE_COLUMNS:
+            self._column(column, summary.columns[column], summary.distinct[column])
         self._hashes.extend(map(attrgetter("hash"), records))
         sizes = list(map(attrgetter("size"), records))
         if set(sizes) - {"-", None}:
@@ -72,9 +69,9 @@ class ColumnChunk:
     def _constant(self, column: str, value: Any, n: int) -> None:
         self.codes[column].extend(array("i", [self._code(column, value)]) * n)
 
-    def _column(self, column: str, values: list[Any]) -> None:
+    def _column(self, column: str, values: list[Any], distinct: set[Any]) -> None:
         table = self._code_of[column]
-        for value in set(values).difference(table):
+        for value in distinct.difference(table):
             table[value] = len(table)
             self.values[column].append(value)
         self.codes[column].extend(map(table.__getitem__, values))
