@@ -7,6 +7,7 @@ data ship with the installed package.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -29,8 +30,12 @@ class Terminal:
         assert TMUX, "tmux is needed for the end-to-end tests (.ci/run installs it)"
         assert INSTALLED.exists(), f"cachetui is not installed beside {sys.executable}: pip install ."
         self.socket = f"cachetui-test-{uuid.uuid4().hex[:8]}"
+        # A shell runs cachetui and writes its exit status to a file: tmux 3.3 sometimes
+        # leaves an exited pane process unreaped (a zombie) and never records its status.
+        self.status_file = cwd / "exit-status"
+        command = f"{shlex.quote(str(INSTALLED))}; echo $? > {shlex.quote(str(self.status_file))}"
         env = {**os.environ, "TERM": "xterm-256color"}
-        self._tmux("new-session", "-d", "-s", "e2e", "-x", str(width), "-y", str(height), "-c", str(cwd), str(INSTALLED), env=env)
+        self._tmux("new-session", "-d", "-s", "e2e", "-x", str(width), "-y", str(height), "-c", str(cwd), command, env=env)
         self._tmux("set-option", "-t", "e2e", "remain-on-exit", "on")
 
     def _tmux(self, *args: str, env=None) -> str:
@@ -58,8 +63,8 @@ class Terminal:
     def exit_status(self, timeout: float = 10.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            dead, _, status = self._tmux("display-message", "-p", "-t", "e2e", "#{pane_dead} #{pane_dead_status}").strip().partition(" ")
-            if dead == "1" and status:  # tmux marks the pane dead a moment before it records the status
+            status = self.status_file.read_text().strip() if self.status_file.exists() else ""
+            if status:
                 return int(status)
             time.sleep(0.1)
         raise AssertionError("cachetui did not exit")
