@@ -5,10 +5,8 @@ The JSON shapes are public contracts: extend them, never break them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cachetui.model import NO_COMPILER
 from cachetui.textsafe import visible

@@ -383,3 +383,39 @@ async def test_partial_repaints_leave_no_stale_line(synthetic: Path) -> None:
                 widget.refresh()  # forget every painted line
             await pilot.pause()
             assert painted(app) == partial, query
+
+
+async def _mouse(app, pilot, kind, widget, x: int, y: int) -> None:
+    """A mouse event as the terminal driver delivers it (so Textual derives clicks itself)."""
+    at_x, at_y = widget.region.x + x, widget.region.y + y
+    app.post_message(kind(widget=widget, x=at_x, y=at_y, delta_x=0, delta_y=0, button=1, shift=False,
+                          meta=False, ctrl=False, screen_x=at_x, screen_y=at_y))
+    await pilot.pause()
+
+
+async def test_dragging_the_scroll_bar_never_chooses_a_row() -> None:
+    from textual import events
+
+    app = CacheTUI()
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(app, pilot)
+        sidebar = app.screen.query_one(FacetSidebar)
+        assert sidebar.count > sidebar.content_region.height  # it has a bar
+        bar_x = sidebar.content_region.right - 1 - sidebar.region.x
+        top = sidebar.content_region.y - sidebar.region.y
+        before = (status(app), sidebar.cursor, sidebar.count)
+        await _mouse(app, pilot, events.MouseDown, sidebar, bar_x, top + 1)
+        await _mouse(app, pilot, events.MouseMove, sidebar, bar_x - 3, top + 8)  # drifting off the bar
+        await _mouse(app, pilot, events.MouseUp, sidebar, bar_x - 3, top + 8)
+        await settle(app, pilot)
+        assert sidebar.scroll_offset.y > 0  # it scrolled
+        # ... and chose nothing: no toggle, no fold, the cursor where it was.
+        assert (status(app), sidebar.cursor, sidebar.count) == before and not app.screen.filter.selections
+        # A plain click on a value still toggles it.
+        value_line = sidebar.cursor = sidebar.scroll_offset.y + 3
+        facet, value = sidebar.lines[value_line]
+        if value is not None:
+            await _mouse(app, pilot, events.MouseDown, sidebar, 4, top + 3)
+            await _mouse(app, pilot, events.MouseUp, sidebar, 4, top + 3)
+            await settle(app, pilot)
+            assert app.screen.filter.selected == {facet: frozenset({value})}

@@ -8,7 +8,7 @@ import pytest
 
 from cachetui.index.evaluate import evaluate
 from cachetui.index.filter import Filter
-from cachetui.index.fuzzy import rank_names
+from cachetui.index.fuzzy import NameRanker
 from cachetui.index.hashes import HashPrefixError
 from cachetui.index.store import Index
 from cachetui.service import IndexService
@@ -42,7 +42,7 @@ def test_typo_finds_the_package(sample: Index) -> None:
 
 def test_exact_then_prefix_then_substring_then_fuzzy() -> None:
     pool = sorted(["zlib", "zlib-ng", "zlibx", "libzlib", "zlbi", "openssl"])
-    ranked = [pool[i] for i in rank_names("zlib", pool)]
+    ranked = [pool[i] for i in NameRanker(pool).rank("zlib")]
     assert ranked[:4] == ["zlib", "zlibx", "zlib-ng", "libzlib"]
     assert "zlbi" in ranked[4:] and "openssl" not in ranked
 
@@ -111,7 +111,7 @@ def test_facet_counts_ignore_their_own_selection(sample: Index) -> None:
 def test_every_facet_count_equals_a_brute_force_count(sample: Index, query: str, selections) -> None:
     """Whichever way a count is computed (histograms or bitsets), it is the number of specs."""
     result = evaluate(sample, Filter.of(query, selections))
-    in_query = {sample.package_of(r) for r in range(sample.n_specs)} if not query else set(rank_names(query, sample.packages_lower))
+    in_query = {sample.package_of(r) for r in range(sample.n_specs)} if not query else set(NameRanker(sample.packages_lower).rank(query))
     for facet in ("stack", "os", "target", "compiler", "platform", "tag"):
         others = {f: v for f, v in selections.items() if f != facet}
         for value, count in result.facet_counts[facet].items():
@@ -275,7 +275,7 @@ def test_loader_processes_start_under_a_replaced_stderr(tmp_path: Path) -> None:
 
 def test_one_or_two_characters_match_only_as_substrings() -> None:
     pool = sorted(["zlib", "bzip2", "lz4", "zstd"])
-    assert [pool[i] for i in rank_names("zl", pool)] == ["zlib"]
-    assert [pool[i] for i in rank_names("z", pool)] == ["zlib", "zstd", "lz4", "bzip2"]  # prefix, then substring by length
+    assert [pool[i] for i in NameRanker(pool).rank("zl")] == ["zlib"]
+    assert [pool[i] for i in NameRanker(pool).rank("z")] == ["zlib", "zstd", "lz4", "bzip2"]  # prefix, then substring by length
     # From three characters on, typos are forgiven.
-    assert "zstd" in [pool[i] for i in rank_names("zsdt", pool)]
+    assert "zstd" in [pool[i] for i in NameRanker(pool).rank("zsdt")]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -158,3 +160,31 @@ def test_a_pickle_in_place_of_the_snapshot_never_runs(tmp_path: Path) -> None:
     snapshot_file(cache).write_bytes(pickle.dumps(_Payload(str(marker))))
     report = load(root, cache)
     assert not marker.exists() and report.index.n_specs == 3 and not report.from_snapshot
+
+
+def test_a_cache_without_any_stack_is_warm_on_the_second_start(tmp_path: Path) -> None:
+    """A facet with no values at all (no spec names a stack) must not spoil the snapshot."""
+    root, cache = tmp_path / "src", tmp_path / "cache"
+    write_summary(root / "develop" / "zlib" / "specs.md", "zlib", [record(fake_hash(1), "1.3", stacks=())])
+    cold = load(root, cache)
+    warm = load(root, cache)
+    assert warm.from_snapshot and view(warm) == view(cold)
+    assert not [p for p in warm.problems if "on-disk index" in p.message]
+
+
+def test_a_snapshot_with_a_blob_where_an_array_belongs_is_rebuilt(tmp_path: Path) -> None:
+    root, cache = tree(tmp_path / "src"), tmp_path / "cache"
+    load(root, cache)
+    path = snapshot_file(cache)
+    data = path.read_bytes()
+    start = len(snapshot.MAGIC) + 8
+    length = int.from_bytes(data[len(snapshot.MAGIC) : start], "little")
+    header = json.loads(data[start : start + length])
+    entry = next(e for e in header["layout"] if e["name"] == "codes.os")
+    entry["dtype"] = "bytes"  # a well-formed file that says an array is a blob
+    head = json.dumps(header).encode()
+    body = snapshot.MAGIC + len(head).to_bytes(8, "little") + head + data[start + length : -4]
+    path.write_bytes(body + zlib.crc32(body).to_bytes(4, "little"))  # a right checksum: only validation stands
+    rebuilt = load(root, cache)
+    assert not rebuilt.from_snapshot and rebuilt.index.n_specs == 3
+    assert any("on-disk index not used" in p.message for p in rebuilt.problems)

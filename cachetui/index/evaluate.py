@@ -32,7 +32,7 @@ def evaluate(index: Index, flt: Filter) -> Result:
             counts = index.facet_counts_in(facet, ranked_array)
         facet_counts[facet] = dict(zip(index.facet_values[facet], counts))
 
-    if combined == index.all_rows:
+    if combined == index.all_rows and ranked is None:
         packages = list(range(index.n_packages))
         counts = index.sizes_array.tolist()
     elif not facet_masks:  # only the search text: whole packages, best first

@@ -56,8 +56,3 @@ class NameRanker:
             if i not in taken
         ]
         return exact + prefix + substring + fuzzy
-
-
-def rank_names(query: str, names: list[str]) -> list[int]:
-    """Indices into `names` (lower-case) that match `query`, best first."""
-    return NameRanker(names).rank(query)

@@ -148,6 +148,9 @@ def _parts(header: dict[str, Any], payload: memoryview) -> IndexParts:
         if offset < 0 or length < 0 or offset + length > len(payload):
             raise ValueError(f"{entry['name']} lies outside the file")
         raw = payload[offset : offset + length]
+        is_blob = entry["name"] == "hashes" or entry["name"].startswith("bits.")
+        if (entry["dtype"] == "bytes") != is_blob:  # a forged kind would crash later, not be caught
+            raise ValueError(f"{entry['name']} holds the wrong kind of data")
         pieces[entry["name"]] = bytes(raw) if entry["dtype"] == "bytes" else np.frombuffer(raw, dtype=np.dtype(entry["dtype"]))
     rows = int(header["rows"])
     values = {c: list(map(str, v)) for c, v in header["values"].items()}
@@ -174,7 +177,7 @@ def _parts(header: dict[str, Any], payload: memoryview) -> IndexParts:
     if any(len(b) != (rows + 7) // 8 for bits in facet_bits.values() for b in bits):
         raise ValueError("facet bitsets")
     histograms = {f: pieces[f"histogram.{f}"].astype(np.int32).reshape(len(packages), len(facet_values[f])) for f in FACETS}
-    if any(len(h) and int(h.min()) < 0 for h in histograms.values()):
+    if any(h.size and int(h.min()) < 0 for h in histograms.values()):
         raise ValueError("facet histograms")
     return IndexParts(
         packages=packages, starts=starts.astype(np.int64), values=values, codes=codes, stack_names=stack_names,

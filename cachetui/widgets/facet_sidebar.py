@@ -5,9 +5,8 @@ Space, enter or a click toggles a value; on a section header they fold the secti
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.message import Message

@@ -32,6 +32,7 @@ Piece = tuple[str, str | None]
 
 
 class LineList(ScrollView, can_focus=True):
+    ALLOW_SELECT = False  # a drag on the bar must not start a text selection of the rows
     HELP_GROUP = "lists"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor_up", "Up", show=False, id="cursor-up"),
@@ -78,6 +79,7 @@ class LineList(ScrollView, can_focus=True):
         self._painted: dict[int, tuple] = {}  # view line -> the key Textual last painted there
         self._styles: dict[tuple[bool, bool], _PieceStyles] = {}
         self._dragging = False
+        self._press_on_bar = False  # the press behind the next Click was on the bar
 
     # -- for subclasses -----------------------------------------------------------------
 
@@ -90,7 +92,7 @@ class LineList(ScrollView, can_focus=True):
         raise NotImplementedError
 
     def set_count(self, count: int, cursor: int = 0) -> None:
-        """Replace the rows: the subclass has swapped its data; repaint everything."""
+        """Replace the rows: the subclass has swapped its data; repaint what changed."""
         self._count = count
         # The list's own size never depends on its rows, so skip the screen-wide layout that
         # assigning virtual_size asks for (2-5 ms a keystroke at a million specs).
@@ -197,7 +199,10 @@ class LineList(ScrollView, can_focus=True):
         self.scroll_to(y=round(fraction * (self._count - height)), animate=False)
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        if self._on_bar(event):  # press on the bar: jump there, and follow the pointer while held
+        # A press on the bar jumps there and follows the pointer while held. Textual makes
+        # the release a Click on this list, wherever it lands: that click must not choose a row.
+        self._press_on_bar = event.button == 1 and self._on_bar(event)
+        if self._press_on_bar:
             self._dragging = True
             self.capture_mouse()
             self._scroll_to_pointer(event)
@@ -211,6 +216,9 @@ class LineList(ScrollView, can_focus=True):
         if self._dragging:
             self._dragging = False
             self.release_mouse()
+
+    def on_mouse_release(self, event: events.MouseRelease) -> None:
+        self._dragging = False  # capture taken away (another screen opened mid-drag)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -269,7 +277,7 @@ class LineList(ScrollView, can_focus=True):
 
     async def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is None or self._on_bar(event):
+        if offset is None or self._press_on_bar:
             return
         index = self.scroll_offset.y + offset.y
         if 0 <= index < self._count:
