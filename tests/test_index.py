@@ -279,3 +279,13 @@ def test_one_or_two_characters_match_only_as_substrings() -> None:
     assert [pool[i] for i in NameRanker(pool).rank("z")] == ["zlib", "zstd", "lz4", "bzip2"]  # prefix, then substring by length
     # From three characters on, typos are forgiven.
     assert "zstd" in [pool[i] for i in NameRanker(pool).rank("zsdt")]
+
+
+def test_a_query_matching_every_package_still_ranks_the_exact_name_first(tmp_path: Path) -> None:
+    from conftest import record, write_summary
+
+    write_summary(tmp_path / "develop" / "abc-x" / "specs.md", "abc-x", [record(fake_hash(1))])
+    write_summary(tmp_path / "develop" / "x" / "specs.md", "x", [record(fake_hash(2))])
+    index = IndexService([str(tmp_path)], use_cache=False).load().index
+    result = evaluate(index, Filter("x"))
+    assert [index.packages[p] for p in result.packages] == ["x", "abc-x"]
