@@ -385,6 +385,31 @@ async def test_partial_repaints_leave_no_stale_line(synthetic: Path) -> None:
             assert painted(app) == partial, query
 
 
+async def test_framed_rows_paint_as_textual_would(synthetic: Path) -> None:
+    """Rows framed by LineList's cut template equal rows Textual frames itself, style for style."""
+    from textual._styles_cache import StylesCache
+
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        lists = list(app.screen.query(LineList))
+        for focused in lists:  # each list focused in turn: border colours and cursor styles differ
+            focused.focus()
+            await pilot.pause()
+            for widget in lists:
+                widget.refresh()
+            await pilot.pause()
+            framed = app.screen._compositor.render_strips()
+            for widget in lists:
+                widget._styles_cache = StylesCache()
+                widget.refresh()
+            await pilot.pause()
+            assert app.screen._compositor.render_strips() == framed, focused.id
+            for widget in lists:
+                widget._styles_cache = type(widget)()._styles_cache
+                widget.refresh()
+
+
 async def _mouse(app, pilot, kind, widget, x: int, y: int) -> None:
     """A mouse event as the terminal driver delivers it (so Textual derives clicks itself)."""
     at_x, at_y = widget.region.x + x, widget.region.y + y

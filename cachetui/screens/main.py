@@ -155,8 +155,7 @@ class MainScreen(Screen):
             return  # already showing it
         self._shown = (package, self.result)
         rows = [] if package is None else index.rows_in_package(package, self.result.mask)
-        # A border title given as str is parsed as markup; data must go in as plain Content.
-        specs.border_title = Content("Specs" if package is None else visible(f"Specs of {index.packages[package]}"))
+        _set_border_title(specs, "Specs" if package is None else f"Specs of {index.packages[package]}")
         specs.show(index, rows)
         self.query_one(SpecDetail).row = specs.highlighted_row
 
@@ -182,10 +181,10 @@ class MainScreen(Screen):
     def _search_changed(self, event: Input.Changed) -> None:
         search = self.query_one("#search", Input)
         if event.value.startswith("/"):
-            search.border_subtitle = self._hash_hint(event.value)
+            _set_border_title(search, self._hash_hint(event.value), subtitle=True)
             query = ""
         else:
-            search.border_subtitle = ""
+            _set_border_title(search, "", subtitle=True)
             query = event.value
         if query != self.filter.query:
             self.filter = self.filter.with_query(query)
@@ -278,3 +277,16 @@ class MainScreen(Screen):
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):
             self.query_one(PackageList).focus()
+
+
+def _set_border_title(widget, text: str, subtitle: bool = False) -> None:
+    """Set a border title (or subtitle) as plain text, repainting the widget only if it changed.
+
+    A title given as str is parsed as markup, and data must go in as plain Content. Textual
+    repaints every line of the widget on each assignment, even of the same text: a keystroke
+    that set the same title cost a full repaint of the spec list and the search box.
+    """
+    attribute = "border_subtitle" if subtitle else "border_title"
+    title = Content(visible(text))
+    if getattr(widget, attribute) != title.markup:  # the getter gives the title as markup
+        setattr(widget, attribute, title)

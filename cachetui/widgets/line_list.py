@@ -7,6 +7,10 @@ rendered strips are kept in an LRU cache, and a cursor move repaints two lines.
 The list draws its own one-column scroll bar inside its rows. Textual's ScrollBar widget
 repaints line by line through Rich on every change of the list, which cost about 7 ms of
 a 20 ms frame at a million specs; a bar cell appended to a cached row strip costs nothing.
+
+A row's border cells come from `_RowFrame`: Textual's styles cache works out border,
+padding and effects afresh for every repainted line, about twice the cost of the row itself;
+the frame of a plain row is the same on every row, so it is worked out once.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
+from textual._styles_cache import StylesCache
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -74,6 +79,7 @@ class LineList(ScrollView, can_focus=True):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
+        self._styles_cache = _RowFrame()
         self._count = 0
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)  # line key -> strip
         self._painted: dict[int, tuple] = {}  # view line -> the key Textual last painted there
@@ -283,6 +289,54 @@ class LineList(ScrollView, can_focus=True):
         if 0 <= index < self._count:
             self.cursor = index
             self.post_message(self.Selected(self, index))
+
+
+class _RowFrame(StylesCache):
+    """Textual's styles cache, with each content row framed by cells cut from one template row.
+
+    Textual draws a row's gutter (border and padding) afresh for every repainted line. For a
+    row without per-line effects (tint, opacity, hatch, outline) the gutter is the same on
+    every content row: render one blank row the full way, keep its gutter cells, and frame
+    each row with them. Border rows and styled rows still take Textual's own path.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._frames: dict[tuple, tuple[list[Segment], list[Segment]] | None] = {}
+
+    def clear(self) -> None:
+        super().clear()
+        self._frames = {}
+
+    def render_line(self, styles, y, size, content_size, padding, base_background, background, render_content_line, *rest) -> Strip:  # type: ignore[override]
+        gutter = styles.gutter
+        if gutter.top <= y < size.height - gutter.bottom and y - gutter.top < content_size.height:
+            key = (size.width, styles.border, padding, base_background, background, rest[2])  # rest[2]: opacity
+            frame = self._frames.get(key, ())
+            if frame == ():
+                frame = self._frames[key] = self._frame(styles, y, size, content_size, padding, base_background, background, rest)
+            if frame is not None:
+                left, right = frame
+                row = render_content_line(y - gutter.top).adjust_cell_length(content_size.width)
+                return Strip([*left, *row, *right], size.width)
+        return super().render_line(styles, y, size, content_size, padding, base_background, background, render_content_line, *rest)
+
+    def _frame(self, styles, y, size, content_size, padding, base_background, background, rest) -> tuple[list[Segment], list[Segment]] | None:
+        """The gutter cells left and right of a content row; None if rows need the full path."""
+        opacity = rest[2]
+        plain = (
+            not styles.tint.a
+            and opacity == 1.0
+            and styles.text_opacity == 1.0
+            and not (styles.has_rule("hatch") and styles.hatch != "none")
+            and not any(edge for edge, _ in styles.outline)
+        )
+        if not plain:
+            return None
+        gutter = styles.gutter
+        blank = Strip.blank(content_size.width)
+        template = super().render_line(styles, y, size, content_size, padding, base_background, background, lambda _: blank, *rest)
+        return list(template.crop(0, gutter.left)), list(template.crop(size.width - gutter.right, size.width))
 
 
 class _PieceStyles(dict):
