@@ -197,6 +197,62 @@ def test_values_only_in_dropped_duplicates_are_not_facets(tmp_path: Path) -> Non
     assert "different content" in report.problems[0].message
 
 
+def test_duplicates_keep_the_first_in_file_order_among_lookalike_hashes(tmp_path: Path) -> None:
+    """Hashes sharing their first 8 characters sort together; only a full match is a duplicate."""
+    from conftest import record, write_summary
+
+    same_start = [fake_hash(n, "abcdefgh") for n in (1, 2, 3)]
+    write_summary(tmp_path / "a" / "x.md", "pkg", [record(same_start[0], os="rhel8"), record(same_start[1])])
+    write_summary(tmp_path / "b" / "x.md", "pkg", [record(same_start[2]), record(same_start[0], os="centos7")])
+    write_summary(tmp_path / "c" / "x.md", "pkg", [record(same_start[1]), record(same_start[0], os="sles15")])
+    report = IndexService([str(tmp_path)]).load()
+    index = report.index
+    assert sorted(index.hashes[r] for r in index.lookup_hash("abcdefgh")) == sorted(same_start)
+    assert index.field("os", index.lookup_hash(same_start[0])[0]) == "rhel8"  # the first file's
+    dropped = sorted(p.source.split("/")[-2] for p in report.problems)
+    assert dropped == ["b", "c"]  # different content: each named; c's same-content copy of [1] silently
+
+
+def test_rows_are_in_display_order_and_every_hash_is_found(tmp_path: Path) -> None:
+    """Packages by name; within one, tag, newest version, os, target, compiler, then hash."""
+    import random
+
+    from conftest import record, write_summary
+    from cachetui.index.versions import version_key
+
+    rng = random.Random(7)
+    written = []
+    for f in range(12):
+        recs = [record(fake_hash(rng.randrange(32 ** 32)), version=rng.choice(["1.2", "1.10", "2.0", "0.9"]),
+                       os=rng.choice(["rhel8", "ubuntu22.04"]), target=rng.choice(["x86_64", "aarch64"]),
+                       compiler=rng.choice(["gcc@9.1.0", "gcc@13.2.0", "clang@17.0.1"])) for _ in range(30)]
+        tag = rng.choice(["develop", "v1.0"])
+        name = ["zlib", "Alpha", "beta", "Zeta", "gamma"][f % 5]  # mixed case sorts by lower case
+        write_summary(tmp_path / tag / name / f"{f}.md", name, recs, tag=tag)
+        written += [(tag, r["hash"]) for r in recs]
+    index = IndexService([str(tmp_path)]).load().index
+    rows = [(index.packages[index.package_of(r)], index.field("tag", r), index.field("version", r), index.field("os", r),
+             index.field("target", r), index.field("compiler", r), index.hashes[r]) for r in range(index.n_specs)]
+    compiler_key = lambda c: (c.split("@")[0], version_key(c.split("@")[1]))  # noqa: E731
+    assert rows == sorted(rows, key=lambda t: (t[0].lower(), t[1], _Newest(version_key(t[2])), t[3], t[4], compiler_key(t[5]), t[6]))
+    for r in range(index.n_specs):  # each row's package is the one its file named
+        assert index.field("source", r).split("/")[-2] == index.packages[index.package_of(r)]
+    assert sorted(set(written)) == sorted((index.field("tag", r), index.hashes[r]) for r in range(index.n_specs))
+    for tag, digest in written:
+        assert digest in [index.hashes[r] for r in index.lookup_hash(digest[:9])]
+
+
+class _Newest:
+    def __init__(self, key) -> None:
+        self.key = key
+
+    def __lt__(self, other: "_Newest") -> bool:
+        return other.key < self.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Newest) and other.key == self.key
+
+
 def _snapshot(index: Index) -> tuple:
     return (index.packages, [index.spec(r) for r in range(index.n_specs)], index.facet_values)
 

@@ -23,6 +23,20 @@ from cachetui.model import FACETS, LoadProblem, Spec, normalise_compiler
 _TEXT = ("version", "compiler", "platform", "os", "target", "tag", "source")
 
 
+# Base32 characters in text order ('2'-'7' sort before 'a'-'z') -> 5-bit values.
+_BASE32_BITS = np.zeros(256, dtype=np.uint64)
+_BASE32_BITS[np.frombuffer(b"234567abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)] = np.arange(32, dtype=np.uint64)
+
+
+def hash_bits(blob: bytes | memoryview) -> np.ndarray:
+    """The first 8 characters of each hash as a 40-bit integer that sorts like the text."""
+    chars = _BASE32_BITS[np.frombuffer(blob, dtype=np.uint8).reshape(-1, 32)[:, :8]]
+    bits = np.zeros(len(chars), dtype=np.uint64)
+    for i in range(8):
+        bits = (bits << np.uint64(5)) | chars[:, i]
+    return bits
+
+
 def hash_keys(blob: bytes | memoryview) -> np.ndarray:
     """The first 8 characters of each 32-byte hash as a big-endian integer: sorts like the text."""
     return np.frombuffer(blob, dtype=">u8").reshape(-1, 4)[:, 0].astype(np.uint64)
@@ -236,29 +250,34 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
     values = {c: list(tables[c]) for c in COLUMNS}
     blob = b"".join(blobs)
 
-    keep, problems = _first_of_duplicates(codes, values, blob, sizes, tarballs)
-    if keep is not None and not keep.all():
+    # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
+    bits = hash_bits(blob)
+    by_hash = _sort_rows(_packed([(bits, 1 << 40), (codes["tag"], len(values["tag"]))]), stable=False)
+    keep, problems = _first_of_duplicates(by_hash, bits[by_hash], codes, values, blob, sizes, tarballs)
+    if keep is not None:
         codes = {c: a[keep] for c, a in codes.items()}
         blob = np.frombuffer(blob, dtype="S32")[keep].tobytes()
         new_row = np.cumsum(keep) - 1  # old row -> new row, where kept
         sizes = {int(new_row[r]): b for r, b in sizes.items() if keep[r]}
         tarballs = {int(new_row[r]): t for r, t in tarballs.items() if keep[r]}
+        by_hash = new_row[by_hash[keep[by_hash]]]
 
-    # Display order: package name; then tag, newest version, os, target, compiler, hash.
+    # Display order: package name; then tag, newest version, os, target, compiler; then hash
+    # (a stable sort of rows already in hash order). The six ranks pack into one 64-bit key.
     rank = {c: _ranks(values[c], _sort_key(c)) for c in ("package", "tag", "version", "os", "target", "compiler")}
-    keys = hash_keys(blob)
-    order = np.lexsort((keys, rank["compiler"][codes["compiler"]], rank["target"][codes["target"]], rank["os"][codes["os"]],
-                        rank["version"][codes["version"]], rank["tag"][codes["tag"]], rank["package"][codes["package"]]))
+    display = _packed([(rank[c][codes[c]], len(values[c])) for c in ("package", "tag", "version", "os", "target", "compiler")])
+    order = by_hash[_sort_rows([key[by_hash] for key in display], stable=True)]
     codes = {c: a[order] for c, a in codes.items()}
     blob = np.frombuffer(blob, dtype="S32")[order].tobytes()
     new_position = np.empty_like(order)
     new_position[order] = np.arange(len(order))
     sizes = {int(new_position[r]): b for r, b in sizes.items()}
     tarballs = {int(new_position[r]): t for r, t in tarballs.items()}
+    hash_order = new_position[by_hash]
 
     # Package ids become positions in the sorted name list.
     package_ids = rank["package"][codes.pop("package")].astype(np.int32)
-    packages = sorted(values["package"])
+    packages = sorted(values["package"], key=_sort_key("package"))  # the order rank["package"] gave the ids
     present = np.bincount(package_ids, minlength=len(packages))
     starts = np.concatenate(([0], np.cumsum(present))).astype(np.int64)
     if (present == 0).any():  # a package all of whose rows were duplicates elsewhere
@@ -284,7 +303,7 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
         stacksets=[[stack_code[s] for s in stackset] for stackset in values["stacks"]],
         variantsets=[list(v) for v in values["variants"]],
         hash_blob=blob,
-        hash_order=np.argsort(hash_keys(blob), kind="stable").astype(np.int32),
+        hash_order=hash_order.astype(np.int32),
         sizes=sizes,
         tarballs=tarballs,
     )
@@ -335,25 +354,30 @@ def _ranks(values: list[str], key) -> np.ndarray:
     return ranks
 
 
-def _first_of_duplicates(codes, values, blob, sizes, tarballs):
-    """Rows to keep when one hash appears twice in one tag (None: no duplicates)."""
-    n = len(blob) // 32
-    if n < 2:
+def _first_of_duplicates(by_hash, keys, codes, values, blob, sizes, tarballs):
+    """Rows to keep when one hash appears twice in one tag (None: no duplicates).
+
+    `by_hash` has the rows sorted by (first 8 hash characters, tag), `keys` those characters
+    as bits in that order: a duplicate is in a run of equal keys and tags, where full hashes
+    are compared and the first row (file order) is kept.
+    """
+    if len(by_hash) < 2:
         return None, []
     tags = codes["tag"]
-    keys = hash_keys(blob)
-    order = np.lexsort((np.arange(n), tags, keys))
-    same = (keys[order][1:] == keys[order][:-1]) & (tags[order][1:] == tags[order][:-1])
+    same = (keys[1:] == keys[:-1]) & (tags[by_hash][1:] == tags[by_hash][:-1])
     if not same.any():
         return None, []
-    keep = np.ones(n, dtype=bool)
+    keep = np.ones(len(by_hash), dtype=bool)
     content = [c for c in COLUMNS if c != "source"]
     problems: list[LoadProblem] = []
-    first_of: dict[tuple[bytes, int], int] = {}
-    for i in np.flatnonzero(same):
-        for row in (int(order[i]), int(order[i + 1])):
+    # Runs of equal keys: a run starts where `same` turns on, and takes the row before it.
+    starts = np.flatnonzero(same & ~np.concatenate(([False], same[:-1])))
+    ends = np.flatnonzero(same & ~np.concatenate((same[1:], [False]))) + 2
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        first_of: dict[bytes, int] = {}
+        for row in sorted(by_hash[start:end].tolist()):  # file order: the first seen is kept
             digest = blob[row * 32 : row * 32 + 32]
-            first = first_of.setdefault((digest, int(tags[row])), row)
+            first = first_of.setdefault(digest, row)
             if first == row:
                 continue
             keep[row] = False
@@ -362,7 +386,32 @@ def _first_of_duplicates(codes, values, blob, sizes, tarballs):
                     values["source"][codes["source"][row]],
                     f"hash {digest.decode()} is already in tag {values['tag'][tags[row]]!r} with different content "
                     f"(first seen in {values['source'][codes['source'][first]]}); kept the first", "warning"))
-    return keep, problems
+    return (None if keep.all() else keep), problems
+
+
+def _packed(columns: list[tuple[np.ndarray, int]]) -> list[np.ndarray]:
+    """Columns of codes (each with how many values it can take), most significant first,
+    packed into as few uint64 keys as hold them: one sort key where there were several."""
+    keys: list[np.ndarray] = []
+    key, used = None, 0
+    for column, count in columns:
+        width = max(1, (count - 1).bit_length())
+        if key is not None and used + width > 64:
+            keys.append(key)
+            key, used = None, 0
+        part = column.astype(np.uint64)
+        key = part if key is None else (key << np.uint64(width)) | part
+        used += width
+    if key is not None:
+        keys.append(key)
+    return keys
+
+
+def _sort_rows(keys: list[np.ndarray], stable: bool) -> np.ndarray:
+    """Rows ordered by `keys` (most significant first)."""
+    if len(keys) == 1:
+        return np.argsort(keys[0], kind="stable" if stable else None)
+    return np.lexsort(keys[::-1])  # lexsort is stable; its last key is the primary one
 
 
 def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[bytes]], dict[str, np.ndarray]]:

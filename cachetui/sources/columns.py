@@ -74,4 +74,7 @@ class ColumnChunk:
         for value in distinct.difference(table):
             table[value] = len(table)
             self.values[column].append(value)
-        self.codes[column].extend(map(table.__getitem__, values))
+        if len(distinct) == 1:  # a file's specs often share a platform, compiler or os: no look-ups
+            self._constant(column, next(iter(distinct)), len(values))
+        else:
+            self.codes[column].extend(map(table.__getitem__, values))

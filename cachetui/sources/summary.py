@@ -13,6 +13,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -339,10 +340,7 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
             # The generator leaves out specs without a compiler.
             actual = {normalise_compiler(c) for c in actual} - {"none"}
         yield from _set_difference(key, set(map(str, claimed)), actual)
-    by_stack: Counter[str] = Counter()
-    for stacks, count in Counter(summary.columns["stacks"]).items():  # a few distinct sets a file
-        for stack in stacks:
-            by_stack[stack] += count
+    by_stack = Counter(chain.from_iterable(summary.columns["stacks"]))  # counted in C
     claimed_stacks = meta.get("stacks")
     if isinstance(claimed_stacks, list):
         yield from _set_difference("stacks", set(map(str, claimed_stacks)), set(by_stack))
