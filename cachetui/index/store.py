@@ -18,7 +18,7 @@ from cachetui.sources.columns import COLUMNS, ColumnChunk
 from cachetui.index.fuzzy import NameRanker
 from cachetui.index.hashes import normalise_hash_prefix
 from cachetui.index.versions import version_key
-from cachetui.model import FACETS, LoadProblem, Spec, normalise_compiler
+from cachetui.model import FACETS, LoadProblem, Spec
 
 _TEXT = ("version", "compiler", "platform", "os", "target", "tag", "source")
 
@@ -238,9 +238,8 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
     offset = 0
     for chunk in chunks:
         for column in COLUMNS:
-            table, canon = tables[column], _CANONICAL.get(column)
-            local = chunk.values[column]
-            lut = np.fromiter((table.setdefault(canon(v) if canon else v, len(table)) for v in local), dtype=np.int32, count=len(local))
+            table, local = tables[column], chunk.values[column]  # chunk values come canonical
+            lut = np.fromiter((table.setdefault(v, len(table)) for v in local), dtype=np.int32, count=len(local))
             parts[column].append(lut[np.frombuffer(chunk.codes[column], dtype=np.int32)] if len(local) else np.zeros(0, np.int32))
         blobs.append(chunk.hash_blob)
         sizes.update((offset + r, b) for r, b in chunk.sizes.items())
@@ -309,12 +308,6 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
     )
     built.facet_values, built.facet_bits, built.facet_histograms = _facets(built)
     return Index(built), problems
-
-
-_CANONICAL = {
-    "compiler": normalise_compiler,  # gcc@=11.4.0 and gcc@11.4.0 are one compiler; None is "none"
-    "stacks": lambda stacks: tuple(sorted(set(stacks))),
-}
 
 
 def _sort_key(column: str):

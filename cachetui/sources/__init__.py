@@ -132,7 +132,7 @@ def read_file(path: str) -> tuple[SummaryFile | None, list[LoadProblem]]:
             data = handle.read()
     except OSError as error:
         return None, [LoadProblem(path, _os_reason(error))]
-    if not data.strip():
+    if not data or data.isspace():  # (strip() would copy the whole file)
         return None, [LoadProblem(path, "empty file")]
     if b"\0" in data[:8192]:
         return None, [LoadProblem(path, "binary file, not a cache.spack.io summary")]
@@ -172,7 +172,8 @@ def read_chunks(files: list[str], progress: Progress | None = None, cancelled: C
     workers = workers if workers is not None else min(4, os.cpu_count() or 1)
     if workers > 1 and len(files) < PARALLEL_MIN_FILES:
         workers = 1
-    size = max(1, min(BATCH_FILES, -(-len(files) // (workers * 8))))
+    # Many small batches: when one worker takes the last, the other waits for it to finish.
+    size = max(1, min(BATCH_FILES, -(-len(files) // (workers * 16))))
     batches = [files[i : i + size] for i in range(0, len(files), size)]
     done = specs = 0
 

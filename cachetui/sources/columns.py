@@ -9,11 +9,18 @@ from array import array
 from operator import attrgetter
 from typing import Any
 
-from cachetui.model import LoadProblem
+from cachetui.model import LoadProblem, normalise_compiler
 from cachetui.sources.summary import VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
 
 # Interned per row; "stacks" and "variants" hold tuples.
 COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants")
+
+# One spelling per value: gcc@=11.4.0 and gcc@11.4.0 are one compiler, None is "none";
+# a spec's stacks are a set.
+CANONICAL = {
+    "compiler": normalise_compiler,
+    "stacks": lambda stacks: tuple(sorted(set(stacks))),
+}
 
 
 class ColumnChunk:
@@ -70,10 +77,12 @@ class ColumnChunk:
         self.codes[column].extend(array("i", [self._code(column, value)]) * n)
 
     def _column(self, column: str, values: list[Any], distinct: set[Any]) -> None:
-        table = self._code_of[column]
+        table, canonical = self._code_of[column], CANONICAL.get(column)
         for value in distinct.difference(table):
             table[value] = len(table)
-            self.values[column].append(value)
+            # Shipped canonical: the builder, which merges every chunk on one core, needs
+            # no per-value work of its own. Two spellings of one value share it there.
+            self.values[column].append(value if canonical is None else canonical(value))
         if len(distinct) == 1:  # a file's specs often share a platform, compiler or os: no look-ups
             self._constant(column, next(iter(distinct)), len(values))
         else:
