@@ -144,6 +144,14 @@ def test_bad_records_are_skipped_with_a_problem_and_good_ones_kept(tmp_path: Pat
     assert "record 5 skipped: a record should be a mapping" in text
 
 
+def test_a_short_and_a_long_hash_do_not_add_up_to_two_good_ones(tmp_path: Path) -> None:
+    short, long = fake_hash(1)[:31], fake_hash(2) + "a"
+    path = write_summary(tmp_path / "p.md", "pkg", [record(short), record(long), record(fake_hash(3))])
+    specs, problems = load(path)
+    assert [s.hash for s in specs] == [fake_hash(3)]
+    assert "record 1 skipped: 'hash' is not 32 base32 characters" in " | ".join(p.message for p in problems)
+
+
 def test_missing_source_is_a_problem(tmp_path: Path) -> None:
     files, problems = discover([str(tmp_path / "nope")])
     assert files == [] and problems[0].message == "no such file or directory"

@@ -29,7 +29,7 @@ from cachetui.model import FACETS, LoadProblem
 from cachetui.sources import Stamp, stamp_of
 
 MAGIC = b"CACHETUI-INDEX\n"
-FORMAT = 2  # 2: per-package facet histograms
+FORMAT = 3  # 2: per-package facet histograms; 3: package ids fixed for mixed-case names
 _DIGEST = 4  # CRC-32 of the rest: catches damage and truncation (tampering is caught by validation)
 _ARRAYS = ("starts", "hash_order")
 

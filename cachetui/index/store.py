@@ -250,8 +250,9 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
     blob = b"".join(blobs)
 
     # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
+    # Stable: rows whose hashes share their first 8 characters stay in file order.
     bits = hash_bits(blob)
-    by_hash = _sort_rows(_packed([(bits, 1 << 40), (codes["tag"], len(values["tag"]))]), stable=False)
+    by_hash = _sort_rows(_packed([(bits, 1 << 40), (codes["tag"], len(values["tag"]))]), stable=True)
     keep, problems = _first_of_duplicates(by_hash, bits[by_hash], codes, values, blob, sizes, tarballs)
     if keep is not None:
         codes = {c: a[keep] for c, a in codes.items()}
@@ -261,8 +262,9 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
         tarballs = {int(new_row[r]): t for r, t in tarballs.items() if keep[r]}
         by_hash = new_row[by_hash[keep[by_hash]]]
 
-    # Display order: package name; then tag, newest version, os, target, compiler; then hash
-    # (a stable sort of rows already in hash order). The six ranks pack into one 64-bit key.
+    # Display order: package name; then tag, newest version, os, target, compiler; then the
+    # hash's first 8 characters (a stable sort of rows already in that order), then file
+    # order. The six ranks pack into one 64-bit key.
     rank = {c: _ranks(values[c], _sort_key(c)) for c in ("package", "tag", "version", "os", "target", "compiler")}
     display = _packed([(rank[c][codes[c]], len(values[c])) for c in ("package", "tag", "version", "os", "target", "compiler")])
     order = by_hash[_sort_rows([key[by_hash] for key in display], stable=True)]
