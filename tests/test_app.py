@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 
 from cachetui.app import HELP_OWNERS, CacheTUI
 from cachetui.screens.hash_choice import HashChoiceScreen
@@ -385,12 +387,13 @@ async def test_partial_repaints_leave_no_stale_line(synthetic: Path) -> None:
             assert painted(app) == partial, query
 
 
-async def test_framed_rows_paint_as_textual_would(synthetic: Path) -> None:
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_framed_rows_paint_as_textual_would(synthetic: Path, size: tuple[int, int]) -> None:
     """Rows framed by LineList's cut template equal rows Textual frames itself, style for style."""
     from textual._styles_cache import StylesCache
 
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         lists = list(app.screen.query(LineList))
         for focused in lists:  # each list focused in turn: border colours and cursor styles differ
