@@ -252,7 +252,7 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
     # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
     # Stable: rows whose hashes share their first 8 characters stay in file order.
     bits = hash_bits(blob)
-    by_hash = _sort_rows(_packed([(bits, 1 << 40), (codes["tag"], len(values["tag"]))]), stable=True)
+    by_hash = _sort_rows(_packed([(bits, 1 << 40), (codes["tag"], len(values["tag"]))]))
     keep, problems = _first_of_duplicates(by_hash, bits[by_hash], codes, values, blob, sizes, tarballs)
     if keep is not None:
         codes = {c: a[keep] for c, a in codes.items()}
@@ -267,7 +267,7 @@ def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
     # order. The six ranks pack into one 64-bit key.
     rank = {c: _ranks(values[c], _sort_key(c)) for c in ("package", "tag", "version", "os", "target", "compiler")}
     display = _packed([(rank[c][codes[c]], len(values[c])) for c in ("package", "tag", "version", "os", "target", "compiler")])
-    order = by_hash[_sort_rows([key[by_hash] for key in display], stable=True)]
+    order = by_hash[_sort_rows([key[by_hash] for key in display])]
     codes = {c: a[order] for c, a in codes.items()}
     blob = np.frombuffer(blob, dtype="S32")[order].tobytes()
     new_position = np.empty_like(order)
@@ -402,11 +402,11 @@ def _packed(columns: list[tuple[np.ndarray, int]]) -> list[np.ndarray]:
     return keys
 
 
-def _sort_rows(keys: list[np.ndarray], stable: bool) -> np.ndarray:
-    """Rows ordered by `keys` (most significant first)."""
+def _sort_rows(keys: list[np.ndarray]) -> np.ndarray:
+    """Rows ordered by `keys` (most significant first); ties keep their order."""
     if len(keys) == 1:
-        return np.argsort(keys[0], kind="stable" if stable else None)
-    return np.lexsort(keys[::-1])  # lexsort is stable; its last key is the primary one
+        return np.argsort(keys[0], kind="stable")
+    return np.lexsort(keys[::-1])  # stable too; its last key is the primary one
 
 
 def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[bytes]], dict[str, np.ndarray]]:
