@@ -200,3 +200,36 @@ def test_messages_about_meta_stay_short(tmp_path: Path) -> None:
     path = write_summary(tmp_path / "p.md", "pkg", [record(fake_hash(1))], meta=meta)
     [problem] = problems_of(path)
     assert len(problem.message) < 600 and "and 46 more" in problem.message
+
+
+def test_stack_and_variant_lists_are_read_by_meaning_not_spelling(tmp_path: Path) -> None:
+    # The fast path keys stack and variant lists by their JSON text; spacing, order and
+    # escapes must not split one value in two, and a wrong type must not slip through.
+    path = write_summary(tmp_path / "p.md", "pkg", [
+        record(fake_hash(1), stacks=["b", "a"], variants=["+mpi"]),
+        record(fake_hash(2), stacks=["a", "b"], variants=["+mpi"]),
+    ], meta={"num_specs": 3, "stacks": ["a", "b"], "num_specs_by_stack": {"a": 3, "b": 3}})
+    text = path.read_text().replace(
+        '}]\n---', '}, {"hash": "%s", "versions": ["1.0"], "compiler": "gcc@13.2.0", "os": "ubuntu24.04", '
+        '"platform": "linux", "target": "x86_64_v3", "stacks":["a" ,"b","a"], "variants":["\\u002bmpi"]}]\n---' % fake_hash(3))
+    path.write_text(text)
+    specs, problems = load(path)
+    assert problems == []  # meta's per-stack counts agree: each spec counted once per stack
+    assert len(specs) == 3 and {s.stacks for s in specs} == {("a", "b")} and {s.variants for s in specs} == {("+mpi",)}
+
+
+@pytest.mark.parametrize("stacks, kept, reason", [
+    ("null", 2, None),  # no stacks: a spec without any
+    ('"root"', 1, "'stacks' should be a list of strings"),
+    ("[1, 2]", 1, "'stacks' should be a list of strings"),
+])
+def test_odd_stack_values_take_the_careful_path(tmp_path: Path, stacks: str, kept: int, reason: str | None) -> None:
+    path = write_summary(tmp_path / "p.md", "pkg", [record(fake_hash(1)), record(fake_hash(2), stacks=["ODD"])])
+    path.write_text(path.read_text().replace('["ODD"]', stacks))
+    specs, problems = load(path)
+    assert len(specs) == kept
+    if reason is None:
+        assert problems == [] and sorted(s.stacks for s in specs) == [(), ("root",)]
+    else:
+        [problem] = problems
+        assert "record 2 skipped" in problem.message and reason in problem.message

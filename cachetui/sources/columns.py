@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from array import array
 from operator import attrgetter
+from collections.abc import Callable
 from typing import Any
 
 from cachetui.model import LoadProblem, normalise_compiler
-from cachetui.sources.summary import VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
+from cachetui.sources.summary import LIST_COLUMNS, VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
 
 # Interned per row; "stacks" and "variants" hold tuples.
 COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants")
@@ -48,7 +49,7 @@ class ColumnChunk:
         self._constant("tag", summary.tag, n)
         self._constant("source", source, n)
         for column in VALUE_COLUMNS:
-            self._column(column, summary.columns[column], summary.distinct[column])
+            self._column(column, summary.columns[column], summary.distinct[column], summary.strings if column in LIST_COLUMNS else None)
         self._hashes.extend(map(attrgetter("hash"), records))
         sizes = list(map(attrgetter("size"), records))
         if set(sizes) - {"-", None}:
@@ -76,10 +77,12 @@ class ColumnChunk:
     def _constant(self, column: str, value: Any, n: int) -> None:
         self.codes[column].extend(array("i", [self._code(column, value)]) * n)
 
-    def _column(self, column: str, values: list[Any], distinct: set[Any]) -> None:
+    def _column(self, column: str, values: list[Any], distinct: set[Any], strings: Callable[[Any], Any] | None) -> None:
         table, canonical = self._code_of[column], CANONICAL.get(column)
         for value in distinct.difference(table):
             table[value] = len(table)
+            if strings is not None:  # keyed by its JSON text (see _FastRecord), held as strings
+                value = strings(value)
             # Shipped canonical: the builder, which merges every chunk on one core, needs
             # no per-value work of its own. Two spellings of one value share it there.
             self.values[column].append(value if canonical is None else canonical(value))
