@@ -7,7 +7,7 @@ workers; the CLI calls the same methods directly. Nothing here imports Textual.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pathlib import Path
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from cachetui.index.filter import Filter, Result
     from cachetui.index.store import Index
     from cachetui.sources import Progress
+    from cachetui.sources.columns import ColumnChunk
 
 
 @dataclass
@@ -77,12 +78,14 @@ class IndexService:
 
         files, stamps, problems = discover_stamped(self.sources)
         read_problems: list[LoadProblem] = []
-        chunks = []
-        for chunk in read_chunks(files, progress, cancelled):
-            read_problems.extend(chunk.problems)
-            chunks.append(chunk)
+
+        def chunks() -> Iterator[ColumnChunk]:
+            for chunk in read_chunks(files, progress, cancelled):
+                read_problems.extend(chunk.problems)
+                yield chunk
+
         with gc_paused():
-            index, duplicates = build_index(chunks)
+            index, duplicates = build_index(chunks())
         read_problems.extend(duplicates)
         if stored_at is not None and not (cancelled is not None and cancelled()):
             try:

@@ -233,3 +233,18 @@ def test_odd_stack_values_take_the_careful_path(tmp_path: Path, stacks: str, kep
     else:
         [problem] = problems
         assert "record 2 skipped" in problem.message and reason in problem.message
+
+
+def test_stack_lists_stay_right_when_the_decoded_memo_overflows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cachetui.sources import summary
+
+    monkeypatch.setattr(summary, "_DECODED_MOST", 2)
+    monkeypatch.setattr(summary, "_DECODED", {column: {} for column in summary.LIST_COLUMNS})
+    expected = {}
+    for n in range(12):
+        stacks = [f"s{n % 5}", f"t{n % 3}"]
+        write_summary(tmp_path / f"p{n}" / "specs.md", f"p{n}", [record(fake_hash(n), stacks=stacks, variants=[f"v={n % 4}"])])
+        expected[fake_hash(n)] = (tuple(sorted(stacks)), (f"v={n % 4}",))
+    specs, problems = load(tmp_path)
+    assert problems == [] and {s.hash: (s.stacks, s.variants) for s in specs} == expected
+    assert all(len(memo) <= 2 for memo in summary._DECODED.values())

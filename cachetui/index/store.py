@@ -9,7 +9,7 @@ with a sorted 64-bit key of their first 8 characters for prefix search.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -228,8 +228,11 @@ def _pack(flags: np.ndarray) -> int:
 # -- building ---------------------------------------------------------------------------
 
 
-def build_index(chunks: list[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
-    """Merge loader chunks into one Index; duplicate (hash, tag) rows keep the first."""
+def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]]:
+    """Merge loader chunks into one Index; duplicate (hash, tag) rows keep the first.
+
+    Each chunk is merged as it arrives: while loader processes still read, this process
+    is otherwise idle, and a merged chunk's memory can go."""
     tables: dict[str, dict] = {c: {} for c in COLUMNS}
     parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
     blobs: list[bytes] = []

@@ -150,13 +150,32 @@ def _fast_columns(records: list[_FastRecord]) -> tuple[dict, dict, dict] | None:
     distinct = {c: set(v) for c, v in columns.items()}
     if not all(value and value == value.strip() for c in ("version", "os", "platform", "target") for value in distinct[c]):
         return None
+    decoded: dict[bytes, tuple[str, ...]] = {}
     try:
-        decoded = {value: _DECODE_STRINGS.decode(value) for value in distinct["variants"]}
-        # A spec's stacks are a set, as the careful path makes them.
-        decoded.update((value, tuple(sorted(set(_DECODE_STRINGS.decode(value))))) for value in distinct["stacks"])
+        for column in LIST_COLUMNS:
+            known = _DECODED[column]
+            for value in distinct[column]:
+                strings = known.get(value)
+                if strings is None:
+                    if len(known) >= _DECODED_MOST:
+                        known.clear()
+                    strings = known[value] = _decode_list(column, value)
+                decoded[value] = strings
     except msgspec.DecodeError:  # e.g. "stacks": null, or a list of numbers
         return None
     return columns, distinct, decoded
+
+
+# Stack and variant lists already decoded by this process, by JSON text: files share most
+# of them, and decoding each again costs more than the look-up. Bounded: hostile input
+# can hold any number of distinct lists.
+_DECODED: dict[str, dict[bytes, tuple[str, ...]]] = {column: {} for column in LIST_COLUMNS}
+_DECODED_MOST = 100_000
+
+
+def _decode_list(column: str, text: bytes) -> tuple[str, ...]:
+    strings = _DECODE_STRINGS.decode(text)
+    return tuple(sorted(set(strings))) if column == "stacks" else strings  # a spec's stacks are a set
 
 
 def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryFile:
