@@ -89,4 +89,4 @@ class ColumnChunk:
         if len(distinct) == 1:  # a file's specs often share a platform, compiler or os: no look-ups
             self._constant(column, next(iter(distinct)), len(values))
         else:
-            self.codes[column].extend(map(table.__getitem__, values))
+            self.codes[column].fromlist(list(map(table.__getitem__, values)))  # (extend from an iterator is slower)
