@@ -7,14 +7,21 @@ from functools import reduce
 import numpy as np
 
 from cachetui.index.filter import Filter, Result
+from cachetui.index.match import constraint_mask
+from cachetui.index.query import parse_query
 from cachetui.index.store import Index
 from cachetui.model import FACETS
 
 
 def evaluate(index: Index, flt: Filter) -> Result:
-    ranked = index.package_ranker.rank(flt.query) if flt.query.strip() else None
+    """Raises QueryError when the search text is not a valid query."""
+    query = parse_query(flt.query)
+    ranked = index.package_ranker.rank(query.name_text) if query.words else None
     query_mask = index.all_rows if ranked is None else index.rows_mask(ranked)
     ranked_array = None if ranked is None else np.asarray(ranked, dtype=np.int64)  # converted once, used per facet
+    constrained = constraint_mask(index, query)  # None: whole packages stay whole
+    if constrained is not None:
+        query_mask &= constrained
 
     selected = flt.selected
     facet_masks = {
@@ -25,7 +32,7 @@ def evaluate(index: Index, flt: Filter) -> Result:
     facet_counts: dict[str, dict[str, int]] = {}
     for facet in FACETS:
         other_masks = [m for f, m in facet_masks.items() if f != facet]
-        if other_masks:
+        if other_masks or constrained is not None:
             others = reduce(lambda acc, m: acc & m, other_masks, query_mask)
             counts = [(others & bits).bit_count() for bits in index.facet_bits[facet]]
         else:  # only the search text narrows this facet: whole packages, so sum their histograms
@@ -35,7 +42,7 @@ def evaluate(index: Index, flt: Filter) -> Result:
     if combined == index.all_rows and ranked is None:
         packages = list(range(index.n_packages))
         counts = index.sizes_array.tolist()
-    elif not facet_masks:  # only the search text: whole packages, best first
+    elif not facet_masks and constrained is None:  # only names: whole packages, best first
         packages = ranked
         counts = index.sizes_array[ranked_array].tolist()
     else:

@@ -9,7 +9,8 @@ with a sorted 64-bit key of their first 8 characters for prefix search.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -109,6 +110,7 @@ class Index:
         self.facet_bits: dict[str, list[int]] = {f: [int.from_bytes(b, "little") for b in bits] for f, bits in parts.facet_bits.items()}
         self._facet_totals = {f: h.sum(axis=0, dtype=np.int64).tolist() for f, h in parts.facet_histograms.items()}
         self.all_rows: int = (1 << self.n_specs) - 1
+        self._where: dict[tuple[str, Hashable], int] = {}  # rows_where's answers, by test
 
     # -- sizes --------------------------------------------------------------------------
 
@@ -203,6 +205,39 @@ class Index:
         chosen = np.zeros(self.n_packages, dtype=bool)
         chosen[packages] = True
         return _pack(np.repeat(chosen, self.sizes_array))
+
+    def rows_where(self, column: str, keep: Callable[[Any], bool], key: Hashable) -> int:
+        """The bitset of rows whose `column` value passes `keep`, tested once per distinct
+        value. `key` names the test: a query retyped keystroke by keystroke asks again."""
+        cached = self._where.get((column, key))
+        if cached is not None:
+            return cached
+        values = self.distinct_values(column)
+        passed = np.fromiter(map(keep, values), dtype=bool, count=len(values))
+        if passed.all():
+            mask = self.all_rows
+        elif not passed.any():
+            mask = 0
+        else:
+            mask = _pack(passed[self._codes[column]])
+        if len(self._where) >= 64:
+            self._where.clear()
+        self._where[(column, key)] = mask
+        return mask
+
+    def distinct_values(self, column: str) -> list[Any]:
+        """What a column's codes stand for: text, or for stackset / variantset a tuple of it."""
+        if column == "stackset":
+            return [tuple(self._stack_names[s] for s in stackset) for stackset in self._stacksets]
+        if column == "variantset":
+            return list(self._variantsets)
+        return self._values[column]
+
+    def rows_of(self, rows: list[int]) -> int:
+        """The bitset of `rows`."""
+        flags = np.zeros(self.n_specs, dtype=bool)
+        flags[rows] = True
+        return _pack(flags)
 
     def rows_in_package(self, package: int, mask: int) -> list[int]:
         """The rows of `package` that are set in `mask`, in display order."""

@@ -1,0 +1,31 @@
+"""The rows that satisfy a parsed Query's constraints, as a bitset (see query.py).
+
+Each constraint is tested once per distinct value of its column (a few thousand versions,
+a few dozen compilers), then spread to rows through the column's codes with numpy.
+"""
+
+from __future__ import annotations
+
+from cachetui.index.query import Query
+from cachetui.index.store import Index
+
+
+def constraint_mask(index: Index, query: Query) -> int | None:
+    """Rows meeting every constraint of `query`; None when it has none."""
+    if not query.has_constraints:
+        return None
+    mask = index.all_rows
+    for versions in query.versions:
+        mask &= index.rows_where("version", versions.contains, versions)
+    for compiler in query.compilers:
+        mask &= index.rows_where("compiler", compiler.matches, compiler)
+    for variant in query.variants:
+        mask &= index.rows_where("variantset", variant.matches, variant)
+    for column, value in query.fields:
+        if column == "stack":
+            mask &= index.rows_where("stackset", lambda stacks, v=value: v in stacks, ("stack", value))
+        else:
+            mask &= index.rows_where(column, value.__eq__, (column, value))
+    for prefix in query.hash_prefixes:
+        mask &= index.rows_of(index.lookup_hash(prefix))
+    return mask

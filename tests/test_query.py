@@ -1,0 +1,243 @@
+"""Spec syntax in the search: the parser (each construct, each error), and for every
+construct the matching specs equal a brute-force filter over every spec."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cachetui.index.evaluate import evaluate
+from cachetui.index.filter import Filter
+from cachetui.index.query import Compiler, QueryError, Variant, VersionRange, parse_query
+from cachetui.model import Spec
+from cachetui.service import IndexService
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- the parser -------------------------------------------------------------------------
+
+
+def test_a_name_alone_is_a_fuzzy_word_and_no_constraint() -> None:
+    query = parse_query("py-numpy")
+    assert query.words == ("py-numpy",) and not query.has_constraints
+
+
+@pytest.mark.parametrize("text, versions", [
+    ("@2.4", [VersionRange("2.4", "2.4")]),
+    ("@=2.4", [VersionRange("2.4", "2.4", exact=True)]),
+    ("@2.0:2.4", [VersionRange("2.0", "2.4")]),
+    ("@2.4:", [VersionRange("2.4", None)]),
+    ("@:2.4.1", [VersionRange(None, "2.4.1")]),
+    ("@:", [VersionRange(None, None)]),
+    ("@1.2,2.4:", [VersionRange("1.2", "1.2"), VersionRange("2.4", None)]),
+])
+def test_versions(text: str, versions: list[VersionRange]) -> None:
+    [parsed] = parse_query("zlib" + text).versions
+    assert list(parsed.ranges) == versions
+
+
+@pytest.mark.parametrize("text, compiler", [
+    ("%gcc", Compiler("gcc")),
+    ("%gcc@13", Compiler("gcc", parse_query("@13").versions[0])),
+    ("%apple-clang@16.0.0", Compiler("apple-clang", parse_query("@16.0.0").versions[0])),
+    ("%c,cxx=gcc@12:", Compiler("gcc", parse_query("@12:").versions[0])),
+    ("%[virtuals=c] gcc", Compiler("gcc")),
+])
+def test_compilers(text: str, compiler: Compiler) -> None:
+    assert parse_query(text).compilers == (compiler,)
+
+
+@pytest.mark.parametrize("text, variant", [
+    ("+mpi", Variant("mpi", frozenset({"true"}))),
+    ("++mpi", Variant("mpi", frozenset({"true"}))),
+    ("~cuda", Variant("cuda", frozenset({"false"}))),
+    ("zlib -cuda", Variant("cuda", frozenset({"false"}))),
+    ("libs=shared", Variant("libs", frozenset({"shared"}))),
+    ("libs==shared,static", Variant("libs", frozenset({"shared", "static"}))),
+    ("patches:=abc", Variant("patches", frozenset({"abc"}))),
+    ("mpi=True", Variant("mpi", frozenset({"true"}))),
+    ('build_system="cmake"', Variant("build_system", frozenset({"cmake"}))),
+])
+def test_variants(text: str, variant: Variant) -> None:
+    assert parse_query(text).variants == (variant,)
+
+
+@pytest.mark.parametrize("text, fields", [
+    ("platform=linux", [("platform", "linux")]),
+    ("os=ubuntu24.04", [("os", "ubuntu24.04")]),
+    ("target=x86_64_v3", [("target", "x86_64_v3")]),
+    ("arch=linux-ubuntu24.04-x86_64_v3", [("platform", "linux"), ("os", "ubuntu24.04"), ("target", "x86_64_v3")]),
+    ("arch=-ubuntu24.04-", [("os", "ubuntu24.04")]),
+    ("architecture=linux--", [("platform", "linux")]),
+    ("stack=e4s tag=develop", [("stack", "e4s"), ("tag", "develop")]),
+])
+def test_architecture_and_cachetui_keys(text: str, fields: list[tuple[str, str]]) -> None:
+    assert list(parse_query(text).fields) == fields
+
+
+def test_everything_at_once_and_run_together() -> None:
+    query = parse_query("zlib@1.2:%gcc@13+shared~pic /ABC12 os=rhel8")
+    assert query.words == ("zlib",)
+    assert query.versions[0].ranges == (VersionRange("1.2", None),)
+    assert query.compilers == (Compiler("gcc", parse_query("@13").versions[0]),)
+    assert query.variants == (Variant("shared", frozenset({"true"})), Variant("pic", frozenset({"false"})))
+    assert query.hash_prefixes == ("abc12",) and query.fields == (("os", "rhel8"),)
+
+
+@pytest.mark.parametrize("text, message, start, end", [
+    ("zlib@", "a version is missing after @", 4, 5),
+    ("zlib@1.2,", "an empty version in the list", 9, 10),
+    ("zlib@2.4:1.0", "the range 2.4:1.0 is empty", 5, 12),
+    ("zlib@1:2:3", "a range has one ':'", 5, 10),
+    ("zlib@=", "nothing is not a version", 5, 6),
+    ("%gcc@", "a version is missing after @", 4, 5),
+    ("zlib ^openssl", "dependencies (^) are not in cache.spack.io summaries", 5, 13),
+    ("/", "a hash prefix needs 1 to 32 characters", 0, 1),
+    ("/" + "a" * 33, "a hash has 32 characters; 33 given", 0, 34),
+    ("arch=linux-x86_64", "arch is platform-os-target", 5, 17),
+    ("os=", "os= needs a value", 0, 3),
+    ("target=x86_64:", "target ranges are not supported", 7, 14),
+    ("libs=a,,b", "an empty value in the list", 5, 9),
+    ("zlib !", "unexpected '!'", 5, 6),
+    ("/abc-shared", "a '-' variant needs a space before it", 4, 11),
+])
+def test_errors_point_at_the_token_and_say_why(text: str, message: str, start: int, end: int) -> None:
+    with pytest.raises(QueryError) as caught:
+        parse_query(text)
+    assert message in caught.value.message
+    assert (caught.value.start, caught.value.end) == (start, end)
+
+
+def test_an_error_pointer_marks_the_characters() -> None:
+    with pytest.raises(QueryError) as caught:
+        parse_query("zlib ^openssl")
+    assert caught.value.pointer("zlib ^openssl") == "zlib ^openssl\n     ^^^^^^^^"
+
+
+# -- every construct against a brute-force filter ---------------------------------------
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def _in_series(version: str, series: str) -> bool:
+    return version == series or version.startswith(series + ".")
+
+
+def _version_ok(version: str, item: str) -> bool:
+    """Spack's reading of one version-list item, written out independently (numeric versions)."""
+    if item.startswith("="):
+        return version == item[1:]
+    if ":" not in item:
+        return _in_series(version, item)
+    low, high = item.split(":")
+    if low and _numbers(version) < _numbers(low):
+        return False
+    return not high or _numbers(version) <= _numbers(high) or _in_series(version, high)
+
+
+def _variant_values(spec: Spec) -> dict[str, set[str]]:
+    out = {}
+    for variant in spec.variants:
+        if variant[0] in "+~":
+            out[variant[1:]] = {"true" if variant[0] == "+" else "false"}
+        else:
+            name, value = variant.split("=", 1)
+            out[name.rstrip(":")] = set(value.split(","))
+    return out
+
+
+def _brute_force(spec: Spec, token: str) -> bool:
+    """What one token asks of a spec, from the spec's own fields."""
+    if token.startswith("@"):
+        return any(_version_ok(spec.version, item) for item in token[1:].split(","))
+    if token.startswith("%"):
+        name, _, versions = token[1:].partition("@")
+        have_name, _, have_version = spec.compiler.partition("@")
+        return have_name == name and (not versions or any(_version_ok(have_version, i) for i in versions.split(",")))
+    if token.startswith("/"):
+        return spec.hash.startswith(token[1:].lower())
+    if token[0] in "+~":
+        return _variant_values(spec).get(token[1:]) == {"true" if token[0] == "+" else "false"}
+    key, value = token.split("=", 1)
+    if key == "arch":
+        return all(not want or want == have for want, have in zip(value.split("-"), (spec.platform, spec.os, spec.target)))
+    if key == "stack":
+        return value in spec.stacks
+    if key in ("platform", "os", "target", "tag"):
+        return getattr(spec, key) == value
+    return set(value.split(",")) <= _variant_values(spec).get(key, set())
+
+
+def _constructs(specs: list[Spec]) -> list[str]:
+    """One or more queries per construct, built from values the data holds (and one it does not)."""
+    version = sorted({s.version for s in specs}, key=_numbers)[len(specs) and len({s.version for s in specs}) // 2]
+    major = version.split(".")[0]
+    compiler = next(s.compiler for s in specs if "@" in s.compiler)
+    name, _, compiler_version = compiler.partition("@")
+    spec = specs[len(specs) // 3]
+    multi = next((v for s in specs for v in s.variants if "," in v), None)
+    queries = [
+        f"@{version}", f"@={version}", f"@{major}", f"@{major}:", f"@:{major}", f"@:{version}",
+        f"@0:{major}", f"@{major},{version}", "@999:",
+        f"%{name}", f"%{name}@{compiler_version.split('.')[0]}", f"%{name}@{compiler_version}", f"%{name}@:1", "%nosuch",
+        f"/{spec.hash[:2]}", f"/{spec.hash[:7].upper()}",
+        f"arch={spec.platform}-{spec.os}-{spec.target}", f"arch=-{spec.os}-", f"arch={spec.platform}--{spec.target}",
+        f"platform={spec.platform}", f"os={spec.os}", f"target={spec.target}", f"tag={spec.tag}", "tag=nosuch",
+    ]
+    queries += [f"stack={stack}" for stack in sorted({st for s in specs for st in s.stacks})[:3]]
+    for variant in sorted({v for s in specs for v in s.variants})[:12]:
+        queries.append(variant if variant[0] in "+~" else variant.replace(":=", "="))
+    if multi:
+        key, values = multi.split("=", 1)
+        queries += [f"{key}={values.split(',')[0]}", f"{key}={multi.split('=', 1)[1]}"]
+    queries.append(f"%{name} os={spec.os} {queries[3]}")  # tokens are AND-ed
+    return queries
+
+
+def _check_every_construct(index) -> None:
+    specs = [index.spec(row) for row in range(index.n_specs)]
+    for query in _constructs(specs):
+        expected = {row for row, spec in enumerate(specs) if all(_brute_force(spec, token) for token in query.split())}
+        result = evaluate(index, Filter(query))
+        got = {row for row in range(index.n_specs) if result.mask >> row & 1}
+        assert got == expected, query
+        assert result.matching_specs == len(expected), query
+        assert result.matching_packages == len({specs[r].package for r in expected}), query
+    # A name with constraints: the ranked packages' specs that satisfy them.
+    word = index.packages[0][:4]
+    ranked = set(index.package_ranker.rank(word))
+    query = f"{word} {_constructs(specs)[3]}"
+    expected = {r for r, s in enumerate(specs) if index.package_of(r) in ranked and _brute_force(s, query.split()[1])}
+    result = evaluate(index, Filter(query))
+    assert {r for r in range(index.n_specs) if result.mask >> r & 1} == expected
+
+
+def test_every_construct_matches_brute_force_on_the_sample_data() -> None:
+    _check_every_construct(IndexService([]).load().index)
+
+
+@pytest.fixture(scope="session")
+def corpus_100k(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("corpus") / "c"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), str(out),
+                    "--specs", "100000", "--packages", "1000"], check=True, capture_output=True)
+    return out
+
+
+def test_every_construct_matches_brute_force_on_the_100k_corpus(corpus_100k: Path) -> None:
+    _check_every_construct(IndexService([str(corpus_100k)], use_cache=False).load().index)
+
+
+def test_facet_counts_follow_the_constraints() -> None:
+    index = IndexService([]).load().index
+    specs = [index.spec(row) for row in range(index.n_specs)]
+    compiler = specs[0].compiler.split("@")[0]
+    result = evaluate(index, Filter(f"%{compiler}"))
+    for os_name, count in result.facet_counts["os"].items():
+        assert count == sum(1 for s in specs if s.os == os_name and s.compiler.startswith(compiler + "@"))
