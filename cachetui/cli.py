@@ -28,7 +28,7 @@ SOURCES_HELP = "files or directories of cache.spack.io summaries (default: the b
 COMMANDS = {
     "stats": "counts of packages, specs, tags and facet values",
     "lookup": "every spec whose hash starts with PREFIX",
-    "search": "packages matching QUERY (fuzzy), with their specs",
+    "search": "specs matching QUERY (Spack spec syntax; names fuzzy), by package",
 }
 
 
@@ -63,10 +63,14 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
     if command == "lookup":
         parser.add_argument("prefix", metavar="PREFIX", help="1 to 32 characters of a hash, optionally with a leading /")
     elif command == "search":
-        parser.add_argument("query", metavar="QUERY", help="a package name, typos allowed")
+        parser.add_argument("query", metavar="QUERY", help="Spack spec syntax: a package name (typos allowed) and/or "
+                            "constraints, e.g. 'zlib@1.3: %gcc@13 +shared os=ubuntu24.04 stack=e4s /abc12'")
         parser.add_argument("--limit", type=_limit, default=100, metavar="N", help="at most N packages and N specs (default 100, 0 = no cap)")
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
-    parser.add_argument("--json", action="store_true", help="write JSON for scripts")
+    formats = parser.add_mutually_exclusive_group()
+    formats.add_argument("--json", action="store_true", help="write JSON for scripts")
+    if command == "search":
+        formats.add_argument("--csv", action="store_true", help="write the matching specs as CSV, a header line first")
     _cache_options(parser)
     return parser
 
@@ -174,6 +178,7 @@ def _lookup(options: argparse.Namespace) -> int:
     else:
         print(f"{len(rows)} specs have a hash starting with {visible(options.prefix)!r}:")
         print(table(SPEC_COLUMNS, (spec_cells(index, r) for r in rows)))
+        print(f"ambiguous: give more characters of the hash to name one of these {len(rows)}")
     return EXIT_OK if rows else EXIT_NO_MATCH
 
 
@@ -202,30 +207,60 @@ def _search(options: argparse.Namespace) -> int:
     if not options.query.strip():
         raise _UsageError("search needs a QUERY")
     from cachetui.index.evaluate import evaluate  # numpy: only the sub-commands that query
+    from cachetui.index.query import QueryError, parse_query
 
+    try:
+        parse_query(options.query)  # before loading: a typo in the query is reported at once
+    except QueryError as error:
+        where = f"\n{error.pointer(options.query)}" if options.query.isprintable() else ""  # columns hold
+        raise _UsageError(f"bad query: {visible(error.message)}{where}") from None
     report = _load(options)
     index = report.index
     result = evaluate(index, Filter(options.query))
     cap = options.limit or None
     packages = result.packages[:cap]
-    rows = [r for p in packages for r in index.package_range(p)][:cap]
+    counts = dict(zip(result.packages, result.counts))  # the specs of each that match
+    rows: list[int] = []
+    for package in packages:
+        if cap is not None and len(rows) >= cap:
+            break
+        rows.extend(index.rows_in_package(package, result.mask))
+    rows = rows[:cap]
     if options.json:
         _print_json(
             {
-                "packages": [{"name": index.packages[p], "specs": index.package_size(p)} for p in packages],
+                "packages": [{"name": index.packages[p], "specs": counts[p]} for p in packages],
                 "specs": [spec_json(index, r) for r in rows],
             }
         )
+    elif options.csv:
+        _print_csv(index, rows)
     elif packages:
-        print(table(("package", "specs"), ((index.packages[p], f"{index.package_size(p):,}") for p in packages), right=(1,)))
+        print(table(("package", "specs"), ((index.packages[p], f"{counts[p]:,}") for p in packages), right=(1,)))
         print()
         print(table(SPEC_COLUMNS, (spec_cells(index, r) for r in rows)))
-        shown = len(result.packages) - len(packages), sum(index.package_size(p) for p in packages) - len(rows)
+        shown = len(result.packages) - len(packages), sum(counts[p] for p in packages) - len(rows)
         if any(shown):
             print(f"\n(--limit {options.limit}: {shown[0]:,} more packages and {shown[1]:,} more specs not shown)")
-    else:
-        print(f"no package matches {visible(options.query)!r}", file=sys.stderr)
+    if not packages:
+        print(f"no spec matches {visible(options.query)!r}", file=sys.stderr)
     return EXIT_OK if packages else EXIT_NO_MATCH
+
+
+CSV_COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source")
+
+
+def _print_csv(index, rows: list[int]) -> None:
+    """One line a spec; variants and stacks space-separated; an unknown size or compiler empty.
+    Cells are made terminal-safe like text output (CSV has no escapes of its own)."""
+    import csv
+
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        record = spec_json(index, row)
+        cells = [" ".join(v) if isinstance(v, list) else "" if v is None else str(v) for v in (record[c] for c in CSV_COLUMNS)]
+        writer.writerow([visible(cell) for cell in cells])
 
 
 # -- the app ----------------------------------------------------------------------------

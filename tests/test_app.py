@@ -447,3 +447,23 @@ async def test_dragging_the_scroll_bar_never_chooses_a_row() -> None:
             await _mouse(app, pilot, events.MouseUp, sidebar, 4, top + 3)
             await settle(app, pilot)
             assert app.screen.filter.selected == {facet: frozenset({value})}
+
+
+async def test_spec_syntax_in_the_search_box_and_an_error_keeps_the_last_result() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        on_ubuntu = [r for r in SAMPLE.records if r["os"] == "ubuntu24.04"]
+        with_gcc = [r for r in on_ubuntu if r["compiler"].replace("@=", "@").startswith("gcc@")]
+        await pilot.press("slash", *"os=ubuntu24.04 %gcc")
+        await settle(app, pilot)
+        shown = f"of {len(SAMPLE.packages)} packages · {len(with_gcc)} of {SAMPLE.specs} specs"
+        assert status(app).endswith(shown) and 0 < len(with_gcc) < SAMPLE.specs
+        search = app.screen.query_one("#search")
+        await pilot.press("space", "circumflex_accent")
+        await settle(app, pilot)
+        assert search.has_class("-invalid") and "column 21: dependencies (^)" in str(search.border_subtitle)
+        assert status(app).endswith(shown)  # the last valid result stays
+        await pilot.press("backspace")
+        await settle(app, pilot)
+        assert not search.has_class("-invalid") and not search.border_subtitle and status(app).endswith(shown)

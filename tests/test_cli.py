@@ -11,7 +11,7 @@ import pytest
 
 from cachetui import __version__
 from cachetui.cli import main
-from conftest import SAMPLE, fake_hash, record, write_summary
+from conftest import SAMPLE, SAMPLE_FILES, fake_hash, raw_front_matter, record, write_summary
 
 SPEC_KEYS = {"package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source"}
 
@@ -178,3 +178,38 @@ def test_the_app_paints_before_the_index_libraries_load() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_search_takes_spec_syntax_and_lists_only_matching_specs(capsys) -> None:
+    wanted = [r for r in SAMPLE.records if r["os"] == "ubuntu22.04" and r["compiler"].replace("@=", "@") == "gcc@11.4.0"]
+    code, out, _ = run(capsys, "search", "os=ubuntu22.04 %gcc@11.4", "--json", "--limit", "0")
+    data = json.loads(out)
+    assert code == 0 and 0 < len(wanted) < SAMPLE.specs
+    assert sorted(s["hash"] for s in data["specs"]) == sorted(r["hash"] for r in wanted)
+    assert sum(p["specs"] for p in data["packages"]) == len(wanted)
+
+
+def test_search_csv_has_a_header_and_a_line_per_matching_spec(capsys) -> None:
+    import csv
+    import io
+
+    code, out, _ = run(capsys, "search", "py-mpi4py os=ubuntu22.04", "--csv", "--limit", "0")
+    lines = list(csv.DictReader(io.StringIO(out)))
+    wanted = {r["hash"] for r in SAMPLE.records if r["os"] == "ubuntu22.04"} & {
+        r["hash"] for r in raw_front_matter(next(p for p in SAMPLE_FILES if p.parent.name == "py-mpi4py"))["spec_details"]}
+    assert code == 0 and {line["hash"] for line in lines} == wanted
+    assert all(line["package"] == "py-mpi4py" and line["os"] == "ubuntu22.04" for line in lines)
+    assert list(lines[0]) == ["package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source"]
+
+
+def test_search_with_a_bad_query_points_at_it(capsys) -> None:
+    code, out, err = run(capsys, "search", "zlib@2.4:1.0")
+    assert code == 2 and out == ""
+    assert "bad query: the range 2.4:1.0 is empty" in err and "zlib@2.4:1.0\ncachetui" not in err
+    assert err.splitlines()[-1] == "     ^^^^^^^"
+
+
+def test_lookup_says_a_prefix_is_ambiguous(capsys) -> None:
+    code, out, _ = run(capsys, "lookup", "/2")
+    expected = sum(h.startswith("2") for h in SAMPLE.hashes)
+    assert code == 0 and out.rstrip().endswith(f"ambiguous: give more characters of the hash to name one of these {expected}")

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from cachetui.index.filter import Filter, Result
 from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
+from cachetui.index.query import QueryError, parse_query
 from cachetui.messages import LoadFailed, Loaded, LoadProgress, ResultReady
 from cachetui.screens.hash_choice import HashChoiceScreen
 from cachetui.screens.problems import ProblemsScreen
@@ -55,7 +56,7 @@ class MainScreen(Screen):
         with Horizontal(id="body"):
             yield FacetSidebar(id="facets")
             with Vertical(id="centre"):
-                yield Input(placeholder="search, or /hash", id="search")
+                yield Input(placeholder="search: zlib@1.3 %gcc +shared os=… or /hash", id="search")
                 yield PackageList(id="packages")
             with Vertical(id="right"):
                 yield SpecList(id="specs")
@@ -129,7 +130,10 @@ class MainScreen(Screen):
 
     @work(thread=True, exclusive=True, group="filter")
     def _evaluate(self, flt: Filter, generation: int) -> None:
-        result = self.service.evaluate(flt, generation)
+        try:
+            result = self.service.evaluate(flt, generation)
+        except QueryError:  # checked as typed; a filter set any other way keeps the last result
+            return
         if result is not None:
             self.post_message(ResultReady(result, generation))
 
@@ -184,8 +188,16 @@ class MainScreen(Screen):
             _set_border_title(search, self._hash_hint(event.value), subtitle=True)
             query = ""
         else:
+            try:
+                parse_query(event.value)  # cheap, and no index needed: say what is wrong at once
+            except QueryError as error:
+                # The list keeps the last valid result; the box says where and why.
+                _set_border_title(search, f"column {error.start + 1}: {error.message}", subtitle=True)
+                search.set_class(True, "-invalid")
+                return
             _set_border_title(search, "", subtitle=True)
             query = event.value
+        search.set_class(False, "-invalid")
         if query != self.filter.query:
             self.filter = self.filter.with_query(query)
             self._request()
