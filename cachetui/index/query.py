@@ -128,12 +128,13 @@ class Variant:
     name: str
     values: frozenset[str]
 
-    def matches(self, variants: tuple[str, ...]) -> bool:
-        held = _variant_values(variants).get(self.name)
+    def matches(self, variants: dict[str, frozenset[str]]) -> bool:
+        """`variants` as variant_values gives them."""
+        held = variants.get(self.name)
         return held is not None and self.values <= held
 
 
-def _variant_values(variants: tuple[str, ...]) -> dict[str, frozenset[str]]:
+def variant_values(variants: tuple[str, ...]) -> dict[str, frozenset[str]]:
     """A spec's variants as name -> values: `+mpi` is mpi=true, `cuda_arch=70,80` two values."""
     out: dict[str, frozenset[str]] = {}
     for variant in variants:

@@ -206,13 +206,14 @@ class Index:
         chosen[packages] = True
         return _pack(np.repeat(chosen, self.sizes_array))
 
-    def rows_where(self, column: str, keep: Callable[[Any], bool], key: Hashable) -> int:
+    def rows_where(self, column: str, keep: Callable[[Any], bool], key: Hashable, values: Sequence[Any] | None = None) -> int:
         """The bitset of rows whose `column` value passes `keep`, tested once per distinct
-        value. `key` names the test: a query retyped keystroke by keystroke asks again."""
+        value (`values`, when given, stand for them, in code order). `key` names the test:
+        a query retyped keystroke by keystroke asks again."""
         cached = self._where.get((column, key))
         if cached is not None:
             return cached
-        values = self.distinct_values(column)
+        values = self.distinct_values(column) if values is None else values
         passed = np.fromiter(map(keep, values), dtype=bool, count=len(values))
         if passed.all():
             mask = self.all_rows
