@@ -26,8 +26,8 @@ HASH_RE = re.compile(r"^[a-z2-7]{32}$")
 _BASE32_RUN = re.compile(r"[a-z2-7]*")
 
 
-class Record(msgspec.Struct, gc=False):
-    """One `spec_details` entry of a summary as decoded (typed, in C) before normalisation.
+class _SpecFields(msgspec.Struct, gc=False):
+    """What every `spec_details` entry holds but its stacks and variants.
 
     gc=False: a million of these are created during a load and hold no cycles.
     """
@@ -38,30 +38,28 @@ class Record(msgspec.Struct, gc=False):
     platform: str
     target: str
     compiler: str | None = None
-    stacks: tuple[str, ...] = ()  # tuples: hashable as they come, so interned without a copy
-    variants: tuple[str, ...] = ()
     size: int | str | None = None
     tarball: str | None = None
 
 
-class _FastRecord(msgspec.Struct, gc=False):
-    """A `spec_details` entry as the fast path decodes it: stacks and variants stay JSON text.
+class Record(_SpecFields, gc=False):
+    """One `spec_details` entry, validated and normalised (the careful path's)."""
+
+    stacks: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+
+
+class _FastRecord(_SpecFields, gc=False):
+    """A `spec_details` entry as the fast path decodes it (typed, in C): stacks and variants
+    stay JSON text.
 
     Most specs of a file share a few stack lists and variant lists. Kept as bytes, each is
     hashed once (bytes cache their hash; tuples hash every item on every look-up) and
     decoded once per distinct value rather than once per spec: about a tenth of the read.
     """
 
-    hash: str
-    versions: list[str]
-    os: str
-    platform: str
-    target: str
-    compiler: str | None = None
     stacks: msgspec.Raw = msgspec.Raw(b"[]")
     variants: msgspec.Raw = msgspec.Raw(b"[]")
-    size: int | str | None = None
-    tarball: str | None = None
 
 
 _DECODE_RECORDS = msgspec.json.Decoder(list[_FastRecord])
