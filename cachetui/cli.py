@@ -242,8 +242,8 @@ def _search(options: argparse.Namespace) -> int:
         shown = len(result.packages) - len(packages), sum(counts[p] for p in packages) - len(rows)
         if any(shown):
             print(f"\n(--limit {options.limit}: {shown[0]:,} more packages and {shown[1]:,} more specs not shown)")
-    if not packages:
-        print(f"no spec matches {visible(options.query)!r}", file=sys.stderr)
+    if not packages and not (options.json or options.csv):
+        print(f"no package matches {visible(options.query)!r}", file=sys.stderr)
     return EXIT_OK if packages else EXIT_NO_MATCH
 
 

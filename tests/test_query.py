@@ -72,6 +72,9 @@ def test_variants(text: str, variant: Variant) -> None:
     ("target=x86_64_v3", [("target", "x86_64_v3")]),
     ("arch=linux-ubuntu24.04-x86_64_v3", [("platform", "linux"), ("os", "ubuntu24.04"), ("target", "x86_64_v3")]),
     ("arch=-ubuntu24.04-", [("os", "ubuntu24.04")]),
+    ("arch=x86_64_v3", [("target", "x86_64_v3")]),  # one part: a target, as Spack reads it
+    ("operating_system=rhel8", [("os", "rhel8")]),
+    ('os="rhel8"', [("os", "rhel8")]),
     ("architecture=linux--", [("platform", "linux")]),
     ("stack=e4s tag=develop", [("stack", "e4s"), ("tag", "develop")]),
 ])
@@ -104,12 +107,43 @@ def test_everything_at_once_and_run_together() -> None:
     ("libs=a,,b", "an empty value in the list", 5, 9),
     ("zlib !", "unexpected '!'", 5, 6),
     ("/abc-shared", "a '-' variant needs a space before it", 4, 11),
+    ('os="rhel8', "the quote \" is not closed", 3, 9),
+    ('arch="linux-a"', "arch is platform-os-target", 6, 13),
+    ('libs="a,,b"', "an empty value in the list", 6, 10),
+    ("arch=linux-rhel8-x86_64:", "target ranges are not supported", 17, 24),
 ])
 def test_errors_point_at_the_token_and_say_why(text: str, message: str, start: int, end: int) -> None:
     with pytest.raises(QueryError) as caught:
         parse_query(text)
     assert message in caught.value.message
     assert (caught.value.start, caught.value.end) == (start, end)
+
+
+@pytest.mark.parametrize("text, inside, outside", [
+    ("@2.4:", ["2.4", "2.4.1", "3", "develop", "main"], ["2.3.9", "2.3"]),
+    ("@:2.4", ["1", "2.4", "2.4.1"], ["2.5", "develop", "2.40"]),
+    ("@2.4", ["2.4", "2.4.0.1"], ["2.40", "2.5", "2"]),
+    ("@=2.4", ["2.4"], ["2.4.1"]),
+    ("@1:" + "9" * 5000, ["1.2", "9" * 4999], ["0.9"]),  # no int() of a pasted huge number
+])
+def test_versions_as_spack_reads_them(text: str, inside: list[str], outside: list[str]) -> None:
+    [versions] = parse_query(text).versions
+    assert [v for v in inside + outside if versions.contains(v)] == inside
+
+
+def test_plain_names_reach_the_ranker_as_typed() -> None:
+    assert parse_query("wihdf  wi").name_text == "wihdf  wi"  # as the search box always had it
+    assert parse_query("zlib  %gcc").name_text == "zlib"
+
+
+def test_globs_match_whole_names_and_a_bare_star_is_any() -> None:
+    index = IndexService([]).load().index
+    every = evaluate(index, Filter("%gcc"))
+    assert evaluate(index, Filter("* %gcc")).matching_specs == every.matching_specs > 0
+    picked = evaluate(index, Filter("py-m* %gcc"))
+    names = [index.packages[p] for p in picked.packages]
+    assert names and all(n.startswith("py-m") for n in names) and len(names) < len(index.packages)
+    assert evaluate(index, Filter(f"{'9' * 5000}@{'9' * 5000}")).matching_specs == 0
 
 
 def test_an_error_pointer_marks_the_characters() -> None:

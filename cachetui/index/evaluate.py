@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from functools import reduce
 
 import numpy as np
@@ -16,7 +17,15 @@ from cachetui.model import FACETS
 def evaluate(index: Index, flt: Filter) -> Result:
     """Raises QueryError when the search text is not a valid query."""
     query = parse_query(flt.query)
-    ranked = index.package_ranker.rank(query.name_text) if query.words else None
+    ranked = index.package_ranker.rank(query.name_text) if query.name_text.strip() else None
+    patterns = [g.lower() for g in query.globs if g.strip("*")]  # a bare * is any package
+    if patterns:
+        globbed = [p for p, name in enumerate(index.packages_lower) if all(fnmatchcase(name, g) for g in patterns)]
+        if ranked is None:
+            ranked = globbed
+        else:
+            keep = set(globbed)
+            ranked = [p for p in ranked if p in keep]
     query_mask = index.all_rows if ranked is None else index.rows_mask(ranked)
     ranked_array = None if ranked is None else np.asarray(ranked, dtype=np.int64)  # converted once, used per facet
     constrained = constraint_mask(index, query)  # None: whole packages stay whole

@@ -160,14 +160,23 @@ class Query:
 
     @property
     def name_text(self) -> str:
-        return " ".join(self.words)
+        """What ranks package names: the text as typed when it is only names (as the search
+        box always had it), else the name words; globs (`py-*`, `*`) are not in it."""
+        if not self.has_constraints and not self.globs:
+            return self.text
+        return " ".join(w for w in self.words if "*" not in w)
+
+    @property
+    def globs(self) -> tuple[str, ...]:
+        """Name words with `*`: shell-style patterns over whole names (a bare `*` is any)."""
+        return tuple(w for w in self.words if "*" in w)
 
     @property
     def has_constraints(self) -> bool:
         return bool(self.versions or self.compilers or self.variants or self.fields or self.hash_prefixes)
 
 
-FIELD_KEYS = {"platform": "platform", "os": "os", "target": "target", "stack": "stack", "tag": "tag"}
+FIELD_KEYS = {"platform": "platform", "os": "os", "operating_system": "os", "target": "target", "stack": "stack", "tag": "tag"}
 _ARCH_KEYS = ("arch", "architecture")
 _NAME = r"[A-Za-z0-9_*][A-Za-z0-9_\-.*]*"
 _TOKEN = re.compile(
@@ -231,6 +240,12 @@ def parse_query(text: str) -> Query:
     return Query(text, tuple(words), tuple(versions), tuple(compilers), tuple(variants), tuple(fields), tuple(hashes), tuple(tokens))
 
 
+def _field(name: str, value: str, at: int, fields: list[tuple[str, str]]) -> None:
+    if name == "target" and ":" in value:
+        raise QueryError("target ranges are not supported; name one target", at, at + len(value))
+    fields.append((name, value))
+
+
 def _compiler(token: str, start: int) -> Compiler:
     body = token.lstrip("%")
     if body.startswith("["):  # %[virtuals=c] gcc: the edge's properties say nothing we hold
@@ -244,22 +259,28 @@ def _compiler(token: str, start: int) -> Compiler:
 
 def _key_value(token: str, start: int, variants: list[Variant], fields: list[tuple[str, str]]) -> None:
     key, value = re.split(r"==|:=|=", token, maxsplit=1)
+    at = start + len(token) - len(value)  # where the value starts in the query
     if value[:1] in ("'", '"'):
-        value = value[1:-1]
-    at = start + len(token) - len(value)
+        if len(value) < 2 or value[-1] != value[0]:
+            raise QueryError(f"the quote {value[0]} is not closed", at, at + len(value))
+        value, at = value[1:-1], at + 1
     lowered = key.lower()
     if lowered in _ARCH_KEYS:
         parts = value.split("-")
+        if len(parts) == 1:  # as Spack reads it: arch=x86_64_v3 names a target
+            parts = ["", "", value]
         if len(parts) != 3:
-            raise QueryError("arch is platform-os-target (parts may be empty)", at, at + len(value))
-        fields.extend((k, v) for k, v in zip(("platform", "os", "target"), parts) if v)
+            raise QueryError("arch is platform-os-target (parts may be empty) or a target", at, at + len(value))
+        offset = at
+        for name, part in zip(("platform", "os", "target"), parts):
+            if part:
+                _field(name, part, offset, fields)
+            offset += len(part) + 1
         return
     if lowered in FIELD_KEYS:
         if not value:
             raise QueryError(f"{key}= needs a value", start, start + len(token))
-        if lowered == "target" and ":" in value:
-            raise QueryError("target ranges are not supported; name one target", at, at + len(value))
-        fields.append((FIELD_KEYS[lowered], value))
+        _field(FIELD_KEYS[lowered], value, at, fields)
         return
     if not value:
         raise QueryError(f"{key}= needs a value", start, start + len(token))

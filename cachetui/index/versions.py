@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_PART = re.compile(r"(\d+|[a-zA-Z]+)")
+_PART = re.compile(r"([0-9]+|[a-zA-Z]+)")
 # Spack treats these as newer than any numbered release.
 _INFINITY = {"develop": 4, "main": 3, "master": 2, "head": 1, "trunk": 1}
 
@@ -14,5 +14,13 @@ _INFINITY = {"develop": 4, "main": 3, "master": 2, "head": 1, "trunk": 1}
 def version_key(version: str) -> tuple:
     """A sort key that orders `1.10` after `1.9` and `develop` after every number."""
     infinity = _INFINITY.get(version.lower(), 0)
-    parts = tuple((1, int(p), "") if p.isdigit() else (0, 0, p) for p in _PART.findall(version))
-    return (infinity, parts)
+    return (infinity, tuple(map(_part_key, _PART.findall(version))))
+
+
+def _part_key(part: str) -> tuple:
+    # Numbers compare by value without int(): a version pasted with thousands of digits
+    # would exceed Python's int-from-string limit. Digits of equal length compare as text.
+    if part[0].isdigit():
+        digits = part.lstrip("0") or "0"
+        return (1, len(digits), digits)
+    return (0, 0, part)
