@@ -463,7 +463,8 @@ async def test_spec_syntax_in_the_search_box_and_an_error_keeps_the_last_result(
         await pilot.press("space", "circumflex_accent")
         await settle(app, pilot)
         assert search.has_class("-invalid") and "column 21: dependencies (^)" in str(search.border_subtitle)
-        assert status(app).endswith(shown)  # the last valid result stays
+        # The last valid result stays, and the status line carries the reason in full.
+        assert status(app).endswith(f"{shown} · query: column 21: dependencies (^) are not in cache.spack.io summaries")
         await pilot.press("backspace")
         await settle(app, pilot)
         assert not search.has_class("-invalid") and not search.border_subtitle and status(app).endswith(shown)

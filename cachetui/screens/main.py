@@ -51,6 +51,7 @@ class MainScreen(Screen):
         self.result: Result | None = None
         self._shown: tuple[int | None, Result | None] = (None, None)
         self._loading = "starting…"
+        self._query_error = ""  # why the search text does not parse, while it does not
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -174,6 +175,8 @@ class MainScreen(Screen):
         status = Text(text)
         if self._loading:
             status.append(f" · {self._loading}", style="italic")
+        if self._query_error:
+            status.append(f" · query: {visible(self._query_error)}", style="bold red")
         report = self.service.report
         if report and report.problems:
             status.append(f" · {len(report.problems)} load problems (p)", style="bold")
@@ -192,12 +195,18 @@ class MainScreen(Screen):
                 parse_query(event.value)  # cheap, and no index needed: say what is wrong at once
             except QueryError as error:
                 # The list keeps the last valid result; the box says where and why.
-                _set_border_title(search, f"column {error.start + 1}: {error.message}", subtitle=True)
+                # The status line has room for the reason where a narrow box cuts it off.
+                self._query_error = f"column {error.start + 1}: {error.message}"
+                _set_border_title(search, self._query_error, subtitle=True)
                 search.set_class(True, "-invalid")
+                self._update_status()
                 return
             _set_border_title(search, "", subtitle=True)
             query = event.value
         search.set_class(False, "-invalid")
+        if self._query_error:
+            self._query_error = ""
+            self._update_status()
         if query != self.filter.query:
             self.filter = self.filter.with_query(query)
             self._request()
