@@ -6,6 +6,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from cachetui.resources import stylesheet
+from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.help import HelpScreen
 from cachetui.screens.main import MainScreen
 from cachetui.service import IndexService
@@ -36,4 +37,4 @@ class CacheTUI(App):
 
 
 # Whose bindings the help lists, in this order.
-HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar]
+HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar, HashLookupScreen]

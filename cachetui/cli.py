@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from cachetui import __version__
 from cachetui.index.filter import Filter
-from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
+from cachetui.index.hashes import HashPrefixError, hash_prefix_in
 from cachetui.output import SPEC_COLUMNS, size_text, spec_cells, spec_json, table
 from cachetui.service import IndexService, LoadReport
 from cachetui.textsafe import visible
@@ -61,7 +61,8 @@ def _cache_options(parser: argparse.ArgumentParser) -> None:
 def _command_parser(command: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"cachetui {command}", description=COMMANDS[command].capitalize() + ".")
     if command == "lookup":
-        parser.add_argument("prefix", metavar="PREFIX", help="1 to 32 characters of a hash, optionally with a leading /")
+        parser.add_argument("prefix", metavar="PREFIX", help="1 to 32 characters of a hash, optionally with a leading /; "
+                            "or a line of a log or an install path holding a full hash")
     elif command == "search":
         parser.add_argument("query", metavar="QUERY", help="Spack spec syntax: a package name (typos allowed) and/or "
                             "constraints, e.g. 'zlib@1.3: %gcc@13 +shared os=ubuntu24.04 stack=e4s /abc12'")
@@ -164,19 +165,20 @@ def _stats(options: argparse.Namespace) -> int:
 
 def _lookup(options: argparse.Namespace) -> int:
     try:
-        prefix = normalise_hash_prefix(options.prefix)
+        prefix = hash_prefix_in(options.prefix)  # a prefix, or a pasted log line with a hash
     except HashPrefixError as error:
         raise _UsageError(f"bad hash prefix {visible(options.prefix)!r}: {error}") from None
+    shown = options.prefix if options.prefix.strip().lstrip("/").lower() == prefix else prefix
     index = _load(options).index
     rows = index.lookup_hash(prefix)
     if options.json:
         _print_json({"prefix": prefix, "specs": [spec_json(index, r) for r in rows]})
     elif not rows:
-        print(f"no spec has a hash starting with {visible(options.prefix)!r}", file=sys.stderr)
+        print(f"no spec has a hash starting with {visible(shown)!r}", file=sys.stderr)
     elif len(rows) == 1:
         print(_detail_text(index, rows[0]))
     else:
-        print(f"{len(rows)} specs have a hash starting with {visible(options.prefix)!r}:")
+        print(f"{len(rows)} specs have a hash starting with {visible(shown)!r}:")
         print(table(SPEC_COLUMNS, (spec_cells(index, r) for r in rows)))
         print(f"ambiguous: give more characters of the hash to name one of these {len(rows)}")
     return EXIT_OK if rows else EXIT_NO_MATCH

@@ -34,6 +34,14 @@ def spec_json(index: Index, row: int) -> dict[str, Any]:
     }
 
 
+def spec_line(index: Index, row: int) -> str:
+    """A spec as Spack writes one: `name@version %compiler arch=platform-os-target /hash`."""
+    f = index.field
+    compiler = f("compiler", row)
+    compiler = "" if compiler == NO_COMPILER else f" %{compiler}"
+    return f"{index.package_name(row)}@{f('version', row)}{compiler} arch={f('platform', row)}-{f('os', row)}-{f('target', row)} /{index.hashes[row]}"
+
+
 SPEC_COLUMNS = ("hash", "package", "compiler", "arch", "tag", "stacks")
 
 

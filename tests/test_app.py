@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 
 
 from cachetui.app import HELP_OWNERS, CacheTUI
-from cachetui.screens.hash_choice import HashChoiceScreen
+from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.help import HelpScreen, binding_rows
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.widgets.facet_sidebar import FacetSidebar
@@ -183,7 +184,9 @@ async def test_hash_lookup_clears_filters_that_hide_the_spec(synthetic: Path) ->
         await pilot.press("slash", *"/cccc", "enter")
         await settle(app, pilot)
         assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row] == fake_hash(4, "cccc")
-        assert status(app) == "3 of 3 packages · 7 of 7 specs"
+        # The facet is cleared; the search text stays, and lists what it matches.
+        assert status(app) == "1 of 3 packages · 1 of 7 specs"
+        assert app.screen.filter.selected == {} and app.screen.query_one("#search").value == "/cccc"
 
 
 async def test_ambiguous_hash_offers_a_choice(synthetic: Path) -> None:
@@ -192,10 +195,10 @@ async def test_ambiguous_hash_offers_a_choice(synthetic: Path) -> None:
         await settle(app, pilot)
         await pilot.press("slash", *"/aaa", "enter")
         await settle(app, pilot)
-        assert isinstance(app.screen, HashChoiceScreen)
+        assert isinstance(app.screen, HashLookupScreen)
         await pilot.press("down", "enter")
         await settle(app, pilot)
-        assert not isinstance(app.screen, HashChoiceScreen)
+        assert not isinstance(app.screen, HashLookupScreen)
         assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row] == fake_hash(2, "aaab")
 
 
@@ -468,3 +471,131 @@ async def test_spec_syntax_in_the_search_box_and_an_error_keeps_the_last_result(
         await pilot.press("backspace")
         await settle(app, pilot)
         assert not search.has_class("-invalid") and not search.border_subtitle and status(app).endswith(shown)
+
+
+def underlined(line_list: LineList, y: int) -> list[str]:
+    """The runs of row `y` drawn as matching text (the match style underlines, for no-colour
+    terminals too)."""
+    runs, run = [], ""
+    for segment in line_list.render_line(y):
+        if segment.style and segment.style.underline:
+            run += segment.text
+        elif run:
+            runs, run = runs + [run], ""
+    return runs + [run] if run else runs
+
+
+def two_tags(tmp_path: Path) -> Path:
+    """One spec in two tags, and a third hash that shares its first characters."""
+    root = tmp_path / "cache"
+    shared = record(fake_hash(1, "kkkk"), "1.3.1", os="ubuntu22.04")
+    write_summary(root / "develop" / "zlib" / "specs.md", "zlib", [shared, record(fake_hash(2, "kkkm"), "1.3.1")])
+    write_summary(root / "v1.0" / "zlib" / "specs.md", "zlib", [shared], tag="v1.0")
+    write_summary(root / "develop" / "zstd" / "specs.md", "zstd", [record(fake_hash(3, "zzzz"), "1.5.6")])
+    return root
+
+
+async def test_go_to_hash_key_works_from_the_search_box_and_lists_candidates_across_tags(tmp_path: Path) -> None:
+    app = CacheTUI([str(two_tags(tmp_path))])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"zst", "ctrl+g")  # the key works while typing a search
+        assert isinstance(app.screen, HashLookupScreen)
+        await pilot.press(*"KKK")
+        await pilot.pause()
+        candidates = app.screen.query_one("#candidates")
+        lines = [strip.text.strip() for strip in (candidates.render_line(y) for y in range(candidates.count))]
+        assert sorted(lines) == sorted([
+            f"zlib@1.3.1 %gcc@13.2.0 arch=linux-ubuntu22.04-x86_64_v3 /{fake_hash(1, 'kkkk')}  develop",
+            f"zlib@1.3.1 %gcc@13.2.0 arch=linux-ubuntu22.04-x86_64_v3 /{fake_hash(1, 'kkkk')}  v1.0",
+            f"zlib@1.3.1 %gcc@13.2.0 arch=linux-ubuntu24.04-x86_64_v3 /{fake_hash(2, 'kkkm')}  develop",
+        ])
+        assert all(underlined(candidates, y) == ["kkk"] for y in range(3))  # the typed prefix, marked
+        assert "3 specs in 2 tags have a hash starting with /kkk" in painted(app)
+        await pilot.press("enter")  # several: enter moves to the list to choose
+        assert app.focused is candidates
+        index = app.service.index
+        target = next(row for row in candidates.rows if index.field("tag", row) == "v1.0")
+        for _ in range(candidates.rows.index(target)):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, HashLookupScreen)
+        assert app.screen.query_one(SpecList).highlighted_row == target
+        assert index.field("tag", target) == "v1.0" and f"/{fake_hash(1, 'kkkk')}" in detail(app)
+        # The search `zst` hid it: the search is cleared, and the box says so by being empty.
+        assert app.screen.query_one("#search").value == "" and status(app) == "2 of 2 packages · 4 of 4 specs"
+
+
+async def test_go_to_hash_takes_a_pasted_log_line_and_escape_goes_nowhere(synthetic: Path) -> None:
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+g")
+        await pilot.press(*"zzzz")
+        await pilot.pause()
+        assert "No spec has a hash starting with /zzzz" in painted(app)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HashLookupScreen) and status(app) == "3 of 3 packages · 7 of 7 specs"
+        await pilot.press("ctrl+g")
+        log_line = f"==> Installing zlib-ng-2.2.1-{fake_hash(4, 'cccc').upper()} [4/9]"
+        app.screen.query_one("#lookup-prefix").post_message(events.Paste(log_line))  # as a terminal sends a paste
+        await pilot.pause()
+        assert f"1 spec has a hash starting with /{fake_hash(4, 'cccc')}" in painted(app)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row] == fake_hash(4, "cccc")
+
+
+async def test_a_hash_prefix_in_the_search_box_filters_as_typed(synthetic: Path) -> None:
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        search = app.screen.query_one("#search")
+        await pilot.press("slash", "slash")
+        await settle(app, pilot)
+        # A `/` alone is a hash prefix not yet typed: no error, a hint, the list as it was.
+        assert not search.has_class("-invalid") and "type the first characters" in str(search.border_subtitle)
+        assert status(app) == "3 of 3 packages · 7 of 7 specs"
+        await pilot.press(*"aaa")
+        await settle(app, pilot)
+        assert status(app) == "1 of 3 packages · 2 of 7 specs" and "2 matches · enter to go" in str(search.border_subtitle)
+        specs = app.screen.query_one(SpecList)
+        assert [underlined(specs, y)[0] for y in range(specs.count)] == ["aaa", "aaa"]
+        await pilot.press(*" os=ubuntu24.04")
+        await settle(app, pilot)
+        assert status(app) == "1 of 3 packages · 1 of 7 specs"
+        await pilot.press("enter")  # the one spec: go straight to it
+        await settle(app, pilot)
+        assert app.service.index.hashes[specs.highlighted_row] == fake_hash(2, "aaab") and app.focused is specs
+
+
+def detail_marks(app) -> list[str]:
+    """The parts of the detail pane drawn as matching text."""
+    text = app.screen.query_one("#detail-body").render()
+    return [text.plain[span.start:span.end].strip() for span in text.spans if getattr(span.style, "underline", False)]
+
+
+async def test_matching_text_is_highlighted_in_every_pane() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"mpi4 %gcc@11 os=ubuntu22.04 stack=hep build_system=python_pip")
+        await settle(app, pilot)
+        assert listed(app) == ["py-mpi4py"]
+        assert underlined(app.screen.query_one(PackageList), 0) == ["mpi4"]
+        specs = app.screen.query_one(SpecList)
+        assert specs.count == 3  # the three hep specs
+        for y in range(specs.count):
+            compiler, os = underlined(specs, y)[:2]  # the stacks column is past the pane's edge here
+            assert compiler.startswith("gcc@11.") and os == "ubuntu22.04"
+        marks = detail_marks(app)
+        assert marks[0].startswith("gcc@11.") and marks[1:] == ["ubuntu22.04", "build_system=python_pip", "hep"], marks
+        await pilot.press("ctrl+u", *"safetensors")  # names only: no column is marked
+        await settle(app, pilot)
+        assert underlined(app.screen.query_one(PackageList), 0) == ["safetensors"]
+        assert all(underlined(specs, y) == [] for y in range(min(specs.count, 10))) and detail_marks(app) == []
+        await pilot.press("ctrl+u", *"sfetensor")  # a typo: the fuzzy tier marks the characters it kept
+        await settle(app, pilot)
+        assert listed(app) == ["py-safetensors"]
+        assert underlined(app.screen.query_one(PackageList), 0) == ["s", "fetensor"]

@@ -213,3 +213,12 @@ def test_lookup_says_a_prefix_is_ambiguous(capsys) -> None:
     code, out, _ = run(capsys, "lookup", "/2")
     expected = sum(h.startswith("2") for h in SAMPLE.hashes)
     assert code == 0 and out.rstrip().endswith(f"ambiguous: give more characters of the hash to name one of these {expected}")
+
+
+def test_lookup_takes_a_pasted_log_line(capsys) -> None:
+    full = SAMPLE.hashes[0]
+    code = main(["lookup", f"==> Installing py-thing-1.0-{full.upper()} [3/9]"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith(f"hash      {full}")
+    code = main(["lookup", "==> Installing py-thing-1.0 [3/9]"])  # no hash in it: a usage error, as before
+    assert code == 2 and "bad hash prefix" in capsys.readouterr().err

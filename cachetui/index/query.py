@@ -182,7 +182,7 @@ _NAME = r"[A-Za-z0-9_*][A-Za-z0-9_\-.*]*"
 _TOKEN = re.compile(
     r"""
     (?P<space>\s+)
-  | (?P<hash>/[A-Za-z0-9_]*)
+  | (?P<hash>/+[A-Za-z0-9_]*)
   | (?P<version>@[^\s%^/@~+]*)
   | (?P<compiler>%%?(?:\[[^\]]*\]\s*)?(?:[a-z,]+=)?""" + _NAME + r"""(?:@[^\s%^/@~+]*)?)
   | (?P<dep>\^\S*)

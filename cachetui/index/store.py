@@ -184,11 +184,17 @@ class Index:
 
     def package_counts(self, mask: int) -> np.ndarray:
         """How many rows of each package are set in `mask` (one pass over the bits)."""
-        n = self.n_specs
-        if n == 0:
+        if self.n_specs == 0:
             return np.zeros(0, dtype=np.int64)
-        bits = np.unpackbits(np.frombuffer(mask.to_bytes((n + 7) // 8, "little"), dtype=np.uint8), count=n, bitorder="little")
-        return np.add.reduceat(bits, self.starts_array[:-1], dtype=np.int64)
+        return np.add.reduceat(self._bits_of(mask), self.starts_array[:-1], dtype=np.int64)
+
+    def rows_in(self, mask: int) -> list[int]:
+        """The rows set in `mask`, in order."""
+        return np.flatnonzero(self._bits_of(mask)).tolist()
+
+    def _bits_of(self, mask: int) -> np.ndarray:
+        n = self.n_specs
+        return np.unpackbits(np.frombuffer(mask.to_bytes((n + 7) // 8, "little"), dtype=np.uint8), count=n, bitorder="little")
 
     def facet_counts_in(self, facet: str, packages: np.ndarray | None) -> list[int]:
         """Rows carrying each value of `facet` (facet_values order) among `packages` (None: all).

@@ -42,7 +42,7 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(*(Text(cell) for cell in row))
         with VerticalScroll(id="help-box"):
             yield Static(table)
-            yield Static(Text("A search starting with / is a hash lookup: type /2feova4 then enter. Escape closes this help."))
+            yield Static(Text("The search box takes Spack spec syntax (zlib@1.3: %gcc +shared os=ubuntu24.04); /2feova4 in it finds a hash, enter goes there. Escape closes this help."))
 
     def action_close(self) -> None:
         self.dismiss(None)

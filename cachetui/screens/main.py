@@ -20,10 +20,10 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from cachetui.index.filter import Filter, Result
-from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
+from cachetui.index.highlight import highlight_for
 from cachetui.index.query import QueryError, parse_query
 from cachetui.messages import LoadFailed, Loaded, LoadProgress, ResultReady
-from cachetui.screens.hash_choice import HashChoiceScreen
+from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
 from cachetui.textsafe import visible
@@ -37,7 +37,8 @@ from cachetui.widgets.spec_list import SpecList
 class MainScreen(Screen):
     HELP_GROUP = "main"
     BINDINGS = [
-        Binding("slash", "focus_search", "Search", id="focus-search", tooltip="Focus the search box (a search starting with / looks up a hash)"),
+        Binding("slash", "focus_search", "Search", id="focus-search", tooltip="Focus the search box (Spack spec syntax; /prefix finds hashes)"),
+        Binding("ctrl+g", "go_to_hash", "Go to hash", priority=True, id="go-to-hash", tooltip="Go to a spec by the start of its hash, from anywhere"),
         Binding("tab", "app.focus_next", "Next pane", show=False, id="focus-next", tooltip="Move to the next pane"),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False, id="focus-previous", tooltip="Move to the previous pane"),
         Binding("escape", "leave_search", "Leave search", show=False, id="leave-search", tooltip="Leave the search box for the package list"),
@@ -52,6 +53,7 @@ class MainScreen(Screen):
         self._shown: tuple[int | None, Result | None] = (None, None)
         self._loading = "starting…"
         self._query_error = ""  # why the search text does not parse, while it does not
+        self._hash_count: tuple[tuple, int] = ((), 0)  # (index, search text) -> specs its /prefix leads to
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -148,8 +150,9 @@ class MainScreen(Screen):
         self.result = result
         index = self.service.index
         self.query_one(FacetSidebar).show(index, result)
-        self.query_one(PackageList).show(index, result)
+        self.query_one(PackageList).show(index, result, highlight_for(result.filter.query))
         self._update_status()
+        self._update_search_hint()
         # The spec list and the detail follow a frame later: while typing, the eye is on the
         # list, the counts and the status line, and alone they paint a few ms sooner.
         self.call_after_refresh(lambda: self._show_package(self.query_one(PackageList).highlighted_package))
@@ -161,8 +164,11 @@ class MainScreen(Screen):
         self._shown = (package, self.result)
         rows = [] if package is None else index.rows_in_package(package, self.result.mask)
         _set_border_title(specs, "Specs" if package is None else f"Specs of {index.packages[package]}")
-        specs.show(index, rows)
-        self.query_one(SpecDetail).row = specs.highlighted_row
+        highlight = highlight_for(self.result.filter.query)
+        specs.show(index, rows, highlight)
+        detail = self.query_one(SpecDetail)
+        detail.highlight = highlight
+        detail.row = specs.highlighted_row
 
     def _update_status(self) -> None:
         index = self.service.index
@@ -186,45 +192,74 @@ class MainScreen(Screen):
 
     @on(Input.Changed, "#search")
     def _search_changed(self, event: Input.Changed) -> None:
-        search = self.query_one("#search", Input)
-        if event.value.startswith("/"):
-            _set_border_title(search, self._hash_hint(event.value), subtitle=True)
-            query = ""
-        else:
-            try:
-                parse_query(event.value)  # cheap, and no index needed: say what is wrong at once
-            except QueryError as error:
-                # The list keeps the last valid result; the box says where and why.
-                # The status line has room for the reason where a narrow box cuts it off.
-                self._query_error = f"column {error.start + 1}: {error.message}"
-                _set_border_title(search, self._query_error, subtitle=True)
-                search.set_class(True, "-invalid")
-                self._update_status()
-                return
-            _set_border_title(search, "", subtitle=True)
-            query = event.value
-        search.set_class(False, "-invalid")
-        if self._query_error:
-            self._query_error = ""
-            self._update_status()
-        if query != self.filter.query:
-            self.filter = self.filter.with_query(query)
-            self._request()
-
-    def _hash_hint(self, text: str) -> str:
-        index = self.service.index
-        if index is None or len(text) < 2:
-            return "hash lookup: type a prefix, then enter"
+        text = event.value
         try:
-            found = len(index.lookup_hash(text))
-        except HashPrefixError as error:
-            return str(error)
-        return f"{found:,} match{'es' if found != 1 else ''} · enter to jump" if found else "no match"
+            parse_query(text)  # cheap, and no index needed: say what is wrong at once
+        except QueryError as error:
+            # A `/` just typed begins a hash prefix: not wrong, only not finished.
+            unfinished_hash = text.endswith("/") and not text[error.start :].strip("/")
+            # Meanwhile the list keeps the last valid result.
+            self._show_query_error("" if unfinished_hash else f"column {error.start + 1}: {error.message}")
+            self._update_search_hint()
+            return
+        self._show_query_error("")
+        if text != self.filter.query:
+            self.filter = self.filter.with_query(text)
+            self._request()
+        self._update_search_hint()
+
+    def _show_query_error(self, error: str) -> None:
+        """The box turns red; the status line has room for the reason where a narrow box cuts it."""
+        self.query_one("#search").set_class(bool(error), "-invalid")
+        if error != self._query_error:
+            self._query_error = error
+            self._update_status()
+
+    def _update_search_hint(self) -> None:
+        """The search box's subtitle: what is wrong with the text, or where enter goes."""
+        search = self.query_one("#search", Input)
+        text = search.value
+        if self._query_error:
+            hint = self._query_error
+        elif text.endswith("/"):
+            hint = "hash lookup: type the first characters of a hash"
+        elif "/" in text and self.service.index is not None and self.result is not None:
+            found = self._hash_count_for(text)
+            hint = "" if found is None else "no match" if not found else f"{found:,} match{'es' if found != 1 else ''} · enter to go"
+        else:
+            hint = ""
+        _set_border_title(search, hint, subtitle=True)
+
+    def _hash_count_for(self, text: str) -> int | None:
+        """How many specs the search text leads to by hash, whatever the facets; None: no /prefix."""
+        try:
+            if not parse_query(text).hash_prefixes:
+                return None
+        except QueryError:
+            return None
+        index = self.service.index
+        key = (id(index), text)
+        if self._hash_count[0] != key:
+            if self.result.filter.query == text and not self.result.filter.selections:
+                count = self.result.mask.bit_count()  # the list shows exactly those
+            else:
+                count = self._query_only(text).bit_count()
+            self._hash_count = (key, count)
+        return self._hash_count[1]
+
+    def _query_only(self, text: str) -> int:
+        """The rows the search text matches in everything loaded, facets aside."""
+        return self.service.evaluate(Filter(text)).mask
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        if event.value.startswith("/"):
-            self.lookup_hash(event.value)
+        try:
+            query = parse_query(event.value)
+        except QueryError:
+            return  # the box already says what is wrong; stay in it
+        if query.hash_prefixes and self.service.index is not None:
+            rows = self.service.index.rows_in(self._query_only(event.value))
+            self._go_to_specs(rows, query.hash_prefixes[-1], narrowed=len(query.constraint_tokens) > 1)
         else:
             self.query_one(PackageList).focus()
 
@@ -246,36 +281,34 @@ class MainScreen(Screen):
 
     # -- hash lookup --------------------------------------------------------------------
 
-    def lookup_hash(self, text: str) -> None:
-        index = self.service.index
-        if index is None:
-            self.notify("Still loading; try again in a moment.", severity="warning")
-            return
-        try:
-            rows = index.lookup_hash(text)
-        except HashPrefixError as error:
-            self.notify(visible(f"{text}: {error}"), title="Hash lookup", severity="warning", markup=False)
-            return
-        prefix = normalise_hash_prefix(text)
+    def _go_to_specs(self, rows: list[int], prefix: str, narrowed: bool) -> None:
+        """Go to the one spec a hash prefix found, or offer the choice of several.
+        `narrowed`: the search had more than the prefix, and `rows` match all of it."""
         if not rows:
-            self.notify(visible(f"No spec has a hash starting with /{prefix}"), title="Hash lookup", severity="warning", markup=False)
+            rest = " that matches the rest of the search" if narrowed else ""
+            self.notify(visible(f"No spec{rest} has a hash starting with /{prefix}"), title="Hash lookup", severity="warning", markup=False)
         elif len(rows) == 1:
             self.jump_to(rows[0])
         else:
-            self.app.push_screen(HashChoiceScreen(index, prefix, rows), self._chosen)
+            self.app.push_screen(HashLookupScreen(self.service.index, "/" + prefix, rows), self._chosen)
 
     def _chosen(self, row: int | None) -> None:
         if row is not None:
             self.jump_to(row)
 
     def jump_to(self, row: int) -> None:
-        """Highlight the package and the spec of `row`, clearing filters that hide it."""
+        """Highlight the package and the spec of `row`, clearing the facets (and if need be,
+        the search) that hide it."""
         index = self.service.index
         package = index.package_of(row)
         if self.result is None or not (self.result.mask >> row) & 1:
-            self.filter = Filter()
+            cleared = "Filters"
+            self.filter = Filter(self.filter.query)
+            if not (self._query_only(self.filter.query) >> row) & 1:
+                self.filter, cleared = Filter(), "Search and filters"
+                self.query_one("#search", Input).value = ""
             self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
-            self.notify(f"Filters cleared to show /{index.hashes[row][:7]}", title="Hash lookup")
+            self.notify(f"{cleared} cleared to show /{index.hashes[row][:7]}", title="Hash lookup")
         packages, specs = self.query_one(PackageList), self.query_one(SpecList)
         packages.select_package(package)
         self._show_package(package)
@@ -284,6 +317,12 @@ class MainScreen(Screen):
         specs.focus()
 
     # -- actions ------------------------------------------------------------------------
+
+    def action_go_to_hash(self) -> None:
+        if self.service.index is None:
+            self.notify("Still loading; try again in a moment.", severity="warning")
+        else:
+            self.app.push_screen(HashLookupScreen(self.service.index), self._chosen)
 
     def action_focus_search(self) -> None:
         self.query_one("#search", Input).focus()

@@ -1,28 +1,38 @@
-"""Specs to choose from (an ambiguous hash prefix): `name@version %compiler arch /hash`."""
+"""Specs to choose from (a hash prefix several match), one a line as Spack writes a spec:
+`name@version %compiler arch=platform-os-target /hash`, then the tag it was loaded from.
+
+When the line is too wide, the spec is cut before the hash: the hash is what the user
+is choosing by.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cachetui.widgets.line_list import LineList, Piece, fit
+from cachetui.output import spec_line
+from cachetui.widgets.line_list import LineList, Piece, fit, marked
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
 
 
-def candidate_label(index: Index, row: int) -> str:
-    f = index.field
-    return f"{index.package_name(row)}@{f('version', row)} %{f('compiler', row)} arch={f('platform', row)}-{f('os', row)}-{f('target', row)} /{index.hashes[row]}"
-
-
 class CandidateList(LineList):
-    def __init__(self, index: Index, rows: list[int], **kwargs) -> None:
+    empty_text = "no spec has a hash starting with that"
+
+    def __init__(self, index: Index, **kwargs) -> None:
         super().__init__(**kwargs)
         self._index = index
-        self._rows = rows
+        self._rows: list[int] = []
+        self._prefix = ""
 
-    def on_mount(self) -> None:
-        self.set_count(len(self._rows))
+    @property
+    def rows(self) -> list[int]:
+        return self._rows
+
+    def show(self, rows: list[int], prefix: str) -> None:
+        """List `rows`, marking the first len(`prefix`) characters of each hash."""
+        self._rows, self._prefix = rows, prefix
+        self.set_count(len(rows))
 
     def row_at(self, position: int) -> int:
         return self._rows[position]
@@ -30,4 +40,11 @@ class CandidateList(LineList):
     def row_pieces(self, index: int, width: int) -> list[Piece]:
         row = self._rows[index]
         ix = self._index
-        return [(" " + ix.hashes[row] + "  ", "line-list--accent"), (fit(candidate_label(ix, row) + "  " + ix.field("tag", row), max(1, width - 35)), None)]
+        full_hash = ix.hashes[row]
+        tag = "  " + ix.field("tag", row)
+        spec = spec_line(ix, row)[: -len(full_hash) - 2]  # " /hash" is drawn apart, marked
+        hash_pieces = marked(full_hash, ((0, len(self._prefix)),), "line-list--accent")
+        room = width - 1 - len(" /") - len(full_hash) - len(tag)
+        if room < 12:  # too narrow for the spec before its hash: the hash first, then what fits
+            return [(" /", None), *hash_pieces, (" " + spec, None)]  # the row is cut to the width
+        return [(" " + (spec if len(spec) <= room else fit(spec, room)) + " /", None), *hash_pieces, (tag, "line-list--dim")]

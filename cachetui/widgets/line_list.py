@@ -15,6 +15,7 @@ the frame of a plain row is the same on every row, so it is worked out once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -55,6 +56,7 @@ class LineList(ScrollView, can_focus=True):
         "line-list--header",
         "line-list--empty",
         "line-list--bar",
+        "line-list--match",
     }
 
     cursor: var[int] = var(0, always_update=False)
@@ -356,6 +358,27 @@ class _PieceStyles(dict):
             style = style + Style(bgcolor=self._base.bgcolor)
         self[component] = style
         return style
+
+
+def marked(text: str, spans: Sequence[tuple[int, int]], component: str | None = None) -> list[Piece]:
+    """`text` as pieces in `component`, the characters within `spans` marked as matching.
+
+    `text` is already fitted: spans past its end (or under a closing ellipsis) are cut.
+    """
+    end_of_text = len(text) - 1 if text.endswith("…") else len(text)
+    pieces: list[Piece] = []
+    at = 0
+    for start, end in spans:
+        start, end = max(start, at), min(end, end_of_text)
+        if start >= end:
+            continue
+        if start > at:
+            pieces.append((text[at:start], component))
+        pieces.append((text[start:end], "line-list--match"))
+        at = end
+    if at < len(text):
+        pieces.append((text[at:], component))
+    return pieces
 
 
 def fit(text: str, width: int) -> str:

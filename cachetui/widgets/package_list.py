@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cachetui.index.filter import Result
-from cachetui.widgets.line_list import LineList, Piece, fit
+from cachetui.index.highlight import NO_HIGHLIGHT, Highlight
+from cachetui.widgets.line_list import LineList, Piece, fit, marked
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
@@ -19,6 +20,7 @@ class PackageList(LineList):
         self._index: Index | None = None
         self._packages: list[int] = []
         self._counts: list[int] = []
+        self._highlight = NO_HIGHLIGHT
 
     @property
     def packages(self) -> list[int]:
@@ -34,10 +36,12 @@ class PackageList(LineList):
     def highlighted_package(self) -> int | None:
         return self._packages[self.cursor] if self._packages else None
 
-    def show(self, index: Index, result: Result) -> None:
-        """Show `result`, keeping the highlighted package when it is still listed."""
+    def show(self, index: Index, result: Result, highlight: Highlight = NO_HIGHLIGHT) -> None:
+        """Show `result`, keeping the highlighted package when it is still listed; the
+        characters of each name that `highlight` matched are marked."""
         keep = self.highlighted_package if index is self._index else None
         self._index, self._packages, self._counts = index, result.packages, result.counts
+        self._highlight = highlight
         self.set_count(len(self._packages), self._position(keep))
 
     def select_package(self, package: int) -> bool:
@@ -61,4 +65,7 @@ class PackageList(LineList):
         count = self._counts[index]
         number = f"{count:,}" if count == total else f"{count:,}/{total:,}"
         name_width = max(1, width - len(number) - 2)
-        return [(" " + fit(self._index.packages[package], name_width), None), (" " + number, "line-list--dim")]
+        name = self._index.packages[package]
+        fitted = fit(name, name_width)
+        spans = self._highlight.name_spans(name) if name.isprintable() else ()  # else fit escaped it: spans moved
+        return [(" ", None), *marked(fitted, spans), (" " + number, "line-list--dim")]

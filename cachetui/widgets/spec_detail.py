@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.style import Style
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from cachetui.index.highlight import NO_HIGHLIGHT, Highlight
 from cachetui.output import size_text
 from cachetui.textsafe import visible
 
@@ -17,7 +19,10 @@ if TYPE_CHECKING:  # the index brings numpy: not before the first frame
 
 
 class SpecDetail(VerticalScroll, can_focus=True):
+    COMPONENT_CLASSES = {"spec-detail--match"}
+
     row: reactive[int | None] = reactive(None)
+    highlight: reactive[Highlight] = reactive(NO_HIGHLIGHT)  # what the search matched, marked
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -27,37 +32,55 @@ class SpecDetail(VerticalScroll, can_focus=True):
         yield Static(Text("Highlight a spec to see its details.", style="dim"), id="detail-body")
 
     def watch_row(self, row: int | None) -> None:
-        body = self.query_one("#detail-body", Static)
-        if self.index is None or row is None:
-            body.update(Text("Highlight a spec to see its details.", style="dim"))
-            return
-        body.update(detail_text(self.index, row))
+        self._render_detail()
         self.scroll_home(animate=False)
 
+    def watch_highlight(self) -> None:
+        self._render_detail()
 
-def detail_text(index: Index, row: int) -> Text:
-    """Every field of one spec; data goes in as plain text, never as markup."""
+    def _render_detail(self) -> None:
+        body = self.query_one("#detail-body", Static)
+        if self.index is None or self.row is None:
+            body.update(Text("Highlight a spec to see its details.", style="dim"))
+        else:
+            body.update(detail_text(self.index, self.row, self.highlight, self.get_component_rich_style("spec-detail--match")))
+
+
+def detail_text(index: Index, row: int, highlight: Highlight = NO_HIGHLIGHT, match: Style | str = "reverse") -> Text:
+    """Every field of one spec; data goes in as plain text, never as markup. What the search
+    matched (`highlight`) is drawn in the `match` style."""
     spec = index.spec(row)
     text = Text()
+    marked = highlight.columns
 
     def line(label: str, value: str, style: str = "") -> None:
         text.append(f"{label:<9}", style="bold")
         text.append(visible(value) + "\n", style=style)
 
-    text.append(visible(f"{spec.package}@{spec.version}") + "\n", style="bold")
-    line("hash", spec.hash, "bold")
-    line("compiler", spec.compiler)
-    line("arch", spec.arch)
-    line("tag", spec.tag)
+    text.append(visible(spec.package), style="bold")
+    text.append("@" + visible(spec.version) + "\n", style=match if "version" in marked else "bold")
+    text.append(f"{'hash':<9}", style="bold")
+    matched = highlight.hash_length(spec.hash)
+    text.append(spec.hash[:matched], style=match)
+    text.append(spec.hash[matched:] + "\n", style="bold")
+    line("compiler", spec.compiler, match if "compiler" in marked else "")
+    text.append(f"{'arch':<9}", style="bold")
+    for i, column in enumerate(("platform", "os", "target")):
+        text.append("-" if i else "")
+        text.append(visible(getattr(spec, column)), style=match if column in marked else "")
+    text.append("\n")
+    line("tag", spec.tag, match if "tag" in marked else "")
     line("size", size_text(spec.size))
     line("tarball", spec.tarball or "unknown")
     line("source", spec.source)
     line("install", spec.install_command, "bold")
     text.append("variants\n", style="bold")
     for variant in spec.variants or ("(none)",):
-        text.append("  " + visible(variant) + "\n")
+        text.append("  ")
+        text.append(visible(variant) + "\n", style=match if highlight.variant_matches(variant) else "")
     text.append("stacks\n", style="bold")
     for stack in spec.stacks or ("(none)",):
-        text.append("  " + visible(stack) + "\n")
+        text.append("  ")
+        text.append(visible(stack) + "\n", style=match if stack in highlight.stacks else "")
     text.rstrip()
     return text

@@ -1,0 +1,107 @@
+"""What the search text matched, for the lists to highlight: characters of a package name,
+the start of a hash, the columns a constraint tested, the variants and stacks it named.
+
+Plain Python and no index: lists ask for the rows on screen only, as they paint them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from cachetui.index.fuzzy import FUZZY_MIN_LENGTH
+from cachetui.index.query import Query, QueryError, parse_query, variant_values
+
+Span = tuple[int, int]  # [start, end) in characters
+
+# The query fields that name a spec column; `stack` and `tag` among them.
+_COLUMNS_OF_FIELDS = {"platform", "os", "target", "stack", "tag"}
+
+
+class Highlight:
+    """The highlights of one query; made once per search text (see `highlight_for`)."""
+
+    def __init__(self, query: Query | None = None) -> None:
+        self._name = query.name_text.strip().lower() if query else ""
+        self._globs = [_glob_regex(g.lower()) for g in query.globs if g.strip("*")] if query else []
+        self.hash_prefixes: tuple[str, ...] = query.hash_prefixes if query else ()
+        columns = set()
+        if query:
+            columns.update(c for c, _ in query.fields if c in _COLUMNS_OF_FIELDS)
+            columns.update(("version",) if query.versions else ())
+            columns.update(("compiler",) if query.compilers else ())
+        self.columns: frozenset[str] = frozenset(columns)
+        self.stacks = frozenset(v for c, v in query.fields if c == "stack") if query else frozenset()
+        self._variants = query.variants if query else ()
+        self._names: dict[str, tuple[Span, ...]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._name or self._globs or self.hash_prefixes or self.columns or self._variants)
+
+    def name_spans(self, name: str) -> tuple[Span, ...]:
+        """The characters of `name` the search words matched, as the ranker matched them."""
+        spans = self._names.get(name)
+        if spans is None:
+            spans = self._names[name] = _merge(self._word_spans(name.lower()) + self._glob_spans(name.lower()))
+        return spans
+
+    def _word_spans(self, name: str) -> list[Span]:
+        query = self._name
+        if not query:
+            return []
+        at = name.find(query)
+        if at >= 0:  # exact, prefix and substring tiers
+            return [(at, at + len(query))]
+        if len(query) < FUZZY_MIN_LENGTH:
+            return []
+        from rapidfuzz.distance import Indel  # the fuzzy tier scores by Indel: show what it kept
+
+        return [(block.dest_start, block.dest_end) for block in Indel.opcodes(query, name) if block.tag == "equal"]
+
+    def _glob_spans(self, name: str) -> list[Span]:
+        spans: list[Span] = []
+        for regex in self._globs:
+            match = regex.fullmatch(name)
+            if match:
+                spans.extend(match.span(g) for g in range(1, (regex.groups or 0) + 1) if match.start(g) < match.end(g))
+        return spans
+
+    def hash_length(self, full_hash: str) -> int:
+        """How many leading characters of `full_hash` a `/prefix` matched."""
+        return max((len(p) for p in self.hash_prefixes if full_hash.startswith(p)), default=0)
+
+    def variant_matches(self, variant: str) -> bool:
+        """Whether a spec's variant (`+mpi`, `libs=shared,static`) is one the query asked for."""
+        if not self._variants:
+            return False
+        held = variant_values((variant,))
+        return any(v.name in held and v.values <= held[v.name] for v in self._variants)
+
+
+NO_HIGHLIGHT = Highlight()
+
+
+@lru_cache(maxsize=16)
+def highlight_for(text: str) -> Highlight:
+    """The highlights of a search text; the same object while the text is the same (so a list
+    that is shown the same text again knows nothing changed)."""
+    try:
+        return Highlight(parse_query(text))
+    except QueryError:
+        return NO_HIGHLIGHT
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    """A name pattern (`py-*`: the query language has only `*`) as a regex whose groups are
+    its literal runs."""
+    return re.compile(".*".join(f"({re.escape(run)})" if run else "" for run in glob.split("*")), re.DOTALL)
+
+
+def _merge(spans: list[Span]) -> tuple[Span, ...]:
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return tuple(merged)

@@ -1,0 +1,75 @@
+"""What the lists mark as matching, and where a hash is found in pasted text."""
+
+from __future__ import annotations
+
+import pytest
+
+from cachetui.index.hashes import HashPrefixError, hash_prefix_in
+from cachetui.index.highlight import highlight_for
+from conftest import fake_hash
+
+FULL = fake_hash(9, "2feova4")
+
+
+@pytest.mark.parametrize("query, name, marked", [
+    ("zlib", "zlib-ng", ["zlib"]),  # prefix tier
+    ("ZLIB", "zlib-ng", ["zlib"]),  # names are matched without case
+    ("numpy", "py-numpy", ["numpy"]),  # substring tier
+    ("zlbi", "zlib", ["zl", "b"]),  # fuzzy tier: what the edit distance kept
+    ("py-*", "py-numpy", ["py-"]),  # a glob: its literal part
+    ("p*n*y", "py-numpy", ["p", "n", "y"]),
+    ("*num*", "py-numpy", ["num"]),
+    ("zl %gcc", "zlib", ["zl"]),  # constraints do not mark names
+    ("%gcc", "zlib", []),
+    ("*", "zlib", []),
+    ("zz", "zlib", []),  # too short for the fuzzy tier, and not in the name
+])
+def test_marked_characters_of_a_name(query: str, name: str, marked: list[str]) -> None:
+    spans = highlight_for(query).name_spans(name)
+    assert [name[start:end] for start, end in spans] == marked
+
+
+@pytest.mark.parametrize("query, columns, stacks", [
+    ("zlib", set(), set()),
+    ("@1.3: %gcc", {"version", "compiler"}, set()),
+    ("arch=linux--aarch64 tag=develop", {"platform", "target", "tag"}, set()),
+    ("stack=e4s stack=ml", {"stack"}, {"e4s", "ml"}),
+    ("os=rhel8", {"os"}, set()),
+])
+def test_constrained_columns_are_marked(query: str, columns: set[str], stacks: set[str]) -> None:
+    highlight = highlight_for(query)
+    assert highlight.columns == columns and highlight.stacks == stacks
+
+
+@pytest.mark.parametrize("variant, marked", [
+    ("+mpi", True), ("~mpi", False), ("libs=shared,static", True), ("libs=static", False), ("build_system=cmake", False),
+])
+def test_variants_the_query_asked_for_are_marked(variant: str, marked: bool) -> None:
+    assert highlight_for("+mpi libs=shared").variant_matches(variant) is marked
+
+
+def test_the_matched_start_of_a_hash() -> None:
+    highlight = highlight_for("/2feo /2feova4")
+    assert highlight.hash_length(FULL) == 7 and highlight.hash_length(fake_hash(9, "zz")) == 0
+    assert highlight_for("zlib").hash_length(FULL) == 0
+
+
+def test_an_invalid_query_marks_nothing() -> None:
+    assert not highlight_for("zlib ^openssl")
+
+
+@pytest.mark.parametrize("text, prefix", [
+    ("2feova4", "2feova4"),
+    ("/2FEOVA4", "2feova4"),
+    (f"==> Installing zlib-1.3.1-{FULL} [4/9]", FULL),
+    (f"/opt/spack/linux-x86_64/gcc-13.2.0/zlib-1.3.1-{FULL.upper()}/lib/libz.so", FULL),
+    (f"first {fake_hash(1)} then {FULL}", FULL),  # the last one: where a log line names what it built
+])
+def test_a_hash_prefix_is_found_in_what_was_typed_or_pasted(text: str, prefix: str) -> None:
+    assert hash_prefix_in(text) == prefix
+
+
+@pytest.mark.parametrize("text", ["", "/", "zlib-1.3.1", f"x{FULL}", f"{FULL}1 more"])
+def test_text_without_a_hash_is_refused(text: str) -> None:
+    with pytest.raises(HashPrefixError):
+        hash_prefix_in(text)
