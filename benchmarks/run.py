@@ -29,6 +29,7 @@ CACHETUI = str(BIN / "cachetui")
 SIZES = {"100k": (100_000, 1_000), "1m": (1_000_000, 10_000)}
 TERM_SIZE = (160, 48)
 _SESSIONS = itertools.count()
+QUERIES_TYPED: dict[str, list[str]] = {}  # size -> the spec-syntax queries timed, for the report
 
 
 def corpus(size: str) -> Path:
@@ -114,6 +115,7 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     sys.path.insert(0, str(HERE.parent))
     from cachetui.index.evaluate import evaluate
     from cachetui.index.filter import Filter
+    from cachetui.index.query import QueryError, parse_query
     from cachetui.service import IndexService
 
     root = corpus(size)
@@ -149,6 +151,18 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
 
     # The app in a real terminal.
     words = _query_words(index, evaluate, Filter, keys)
+    constraint_queries = QUERIES_TYPED[size] = _constraint_queries(index)
+    evaluations = []
+    for query in constraint_queries:  # each prefix once, as typing does: caches start cold
+        for i in range(1, len(query) + 1):
+            try:
+                parse_query(query[:i])
+            except QueryError:
+                continue
+            start = time.perf_counter()
+            evaluate(index, Filter(query[:i]))
+            evaluations.append((time.perf_counter() - start) * 1000)
+    figures["evaluate: constraint query prefix ms"] = evaluations
     term = Tmux([CACHETUI, str(root)], env)
     try:
         total = f"{index.n_packages} of {index.n_packages} packages · {index.n_specs} of {index.n_specs} specs"
@@ -165,6 +179,11 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
                 expected = evaluate(index, Filter(word[: len(word) - i - 1])).status_text()
                 strokes.append(term.key_and_wait("BSpace", lambda s, e=expected: e in s, literal=False))
         figures["app: search keystroke ms"] = strokes
+        # Spec-syntax queries, typed and erased a character at a time. Some prefixes do not
+        # parse (`%`, `os=`): the app then keeps the last result and says why in the status
+        # line, and that is the screen to wait for. The echo in the box is waited for too,
+        # since two prefixes can give the same status.
+        figures["app: constraint keystroke ms"] = _type_queries(term, index, constraint_queries)
         # Facet toggles: to the sidebar, onto the first OS value, space on and off.
         term.run("send-keys", "-t", "b", "Escape")
         time.sleep(0.3)  # a lone ESC must not run into the next sequence (it would read as alt+...)
@@ -196,6 +215,53 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     figures.update(_versus_fzf(root, index, words, env))
     shutil.rmtree(cache, ignore_errors=True)
     return figures
+
+
+def _constraint_queries(index) -> list[str]:
+    """Spec-syntax queries made of values the corpus holds, short enough to fit the box."""
+    from collections import Counter
+
+    counts = index.facet_counts_in("compiler", None)
+    compiler = max((c for c in index.facet_values["compiler"] if "@" in c), key=lambda c: counts[index.facet_values["compiler"].index(c)])
+    name, _, version = compiler.partition("@")
+    os_counts = index.facet_counts_in("os", None)
+    os_value = index.facet_values["os"][os_counts.index(max(os_counts))]
+    variants = Counter(v for vs in index.distinct_values("variantset") for v in vs if v.startswith("+"))
+    variant = variants.most_common(1)[0][0] if variants else "+shared"
+    target = index.facet_values["target"][0]
+    word = next(n for n in index.packages if len(n) >= 4)[:3]
+    return [f"%{name}@{version.split('.')[0]} os={os_value}", f"{word} {variant} target={target}", f"/{index.hashes[index.n_specs // 3][:5]}"]
+
+
+def _type_queries(term: Tmux, index, queries: list[str]) -> list[float]:
+    from cachetui.index.evaluate import evaluate
+    from cachetui.index.filter import Filter
+    from cachetui.index.query import QueryError, parse_query
+
+    def expected(text: str, last_valid: str) -> tuple[str, str]:
+        """The status line once `text` is typed, and the last valid one after it."""
+        try:
+            parse_query(text)
+        except QueryError as error:
+            if text.endswith("/") and not text[error.start :].strip("/"):
+                return last_valid, last_valid  # a `/` just typed: not an error yet
+            return f"{last_valid} · query: column {error.start + 1}: {error.message}", last_valid
+        status = evaluate(index, Filter(text)).status_text()
+        return status, status
+
+    def shows(screen: str, text: str, status: str) -> bool:
+        line = next((ln.strip() for ln in screen.splitlines() if " packages · " in ln), "")
+        return line == status and (not text or f"│  {text} " in screen)
+
+    strokes: list[float] = []
+    last_valid = evaluate(index, Filter("")).status_text()
+    for query in queries:
+        texts = [query[: i + 1] for i in range(len(query))] + [query[: len(query) - i - 1] for i in range(len(query))]
+        keys = list(query) + ["BSpace"] * len(query)
+        for text, key in zip(texts, keys):
+            status, last_valid = expected(text, last_valid)
+            strokes.append(term.key_and_wait(key, lambda s, t=text, st=status: shows(s, t, st), literal=key != "BSpace"))
+    return strokes
 
 
 def _query_words(index, evaluate, Filter, keys: int) -> list[str]:
@@ -246,14 +312,17 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args()
     results = {size: measure(size, args.repeat, args.keys) for size in args.sizes.split(",")}
+    for size in results:
+        print(f"constraint queries at {size}: " + ", ".join(repr(q) for q in QUERIES_TYPED[size]))
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; terminal {TERM_SIZE[0]}x{TERM_SIZE[1]} in tmux")
     for size, figures in results.items():
         print(f"\n{size} ({'':>1}median      max)")
         for name, xs in figures.items():
             print(f"  {name:<46} {stats(xs)}")
         floor = statistics.median(figures["floor: bare Textual keystroke ms"])
-        for name in ("app: search keystroke ms", "app: facet toggle ms"):
-            print(f"  {name.replace(' ms', '')} / floor (medians){'':<14} {statistics.median(figures[name]) / floor:8.2f}")
+        for name in ("app: search keystroke ms", "app: constraint keystroke ms", "app: facet toggle ms"):
+            label = name.replace(" ms", "") + " / floor (medians)"
+            print(f"  {label:<46} {statistics.median(figures[name]) / floor:8.2f}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

@@ -22,6 +22,7 @@ class CacheTUI(App):
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit cachetui"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-anywhere", tooltip="Quit cachetui, even from the search box"),
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="Show every key binding"),
+        Binding("ctrl+g", "go_to_hash", "Go to hash", priority=True, id="go-to-hash", tooltip="Go to a spec by the start of its hash, from anywhere"),
     ]
 
     def __init__(self, sources: list[str] | None = None, service: IndexService | None = None) -> None:
@@ -30,6 +31,14 @@ class CacheTUI(App):
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.service))
+
+    def action_go_to_hash(self) -> None:
+        """From any pane or screen: close what covers the main screen, then look up."""
+        if isinstance(self.screen, HashLookupScreen) or not any(isinstance(s, MainScreen) for s in self.screen_stack):
+            return  # already there; or nothing loaded to look in yet
+        while not isinstance(self.screen, MainScreen):
+            self.pop_screen()
+        self.screen.go_to_hash()
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

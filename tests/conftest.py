@@ -36,6 +36,7 @@ class SampleTruth:
         self.specs = sum(self.specs_of.values())
         self.records = [rec for r in raw.values() for rec in r["spec_details"]]
         self.hashes = [rec["hash"] for rec in self.records]
+        self.package_of = {rec["hash"]: name for name, r in raw.items() for rec in r["spec_details"]}
 
     def count(self, **where: str) -> int:
         return sum(all(rec[k] == v for k, v in where.items()) for rec in self.records)

@@ -537,6 +537,9 @@ async def test_go_to_hash_takes_a_pasted_log_line_and_escape_goes_nowhere(synthe
         assert "No spec has a hash starting with /zzzz" in painted(app)
         await pilot.press("escape")
         assert not isinstance(app.screen, HashLookupScreen) and status(app) == "3 of 3 packages · 7 of 7 specs"
+        await pilot.press("question_mark", "ctrl+g")  # from the help too: it closes, the lookup opens
+        assert isinstance(app.screen, HashLookupScreen) and len(app.screen_stack) == 3
+        await pilot.press("escape")
         await pilot.press("ctrl+g")
         log_line = f"==> Installing zlib-ng-2.2.1-{fake_hash(4, 'cccc').upper()} [4/9]"
         app.screen.query_one("#lookup-prefix").post_message(events.Paste(log_line))  # as a terminal sends a paste

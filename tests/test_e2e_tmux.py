@@ -30,6 +30,7 @@ class Terminal:
         assert TMUX, "tmux is needed for the end-to-end tests (.ci/run installs it)"
         assert INSTALLED.exists(), f"cachetui is not installed beside {sys.executable}: pip install ."
         self.socket = f"cachetui-test-{uuid.uuid4().hex[:8]}"
+        self.width = width
         # A shell runs cachetui and writes its exit status to a file: tmux 3.3 sometimes
         # leaves an exited pane process unreaped (a zombie) and never records its status.
         self.status_file = cwd / "exit-status"
@@ -108,5 +109,28 @@ def test_facet_toggle_from_the_keyboard(terminal: Terminal) -> None:
     in_stack = sum("data-vis-sdk" in r["stacks"] for r in SAMPLE.records)
     screen = terminal.wait_for(f"1 of 3 packages · {in_stack} of {SAMPLE.specs} specs")
     assert "[x] data-vis-sdk" in screen
+    terminal.keys("C-q")
+    assert terminal.exit_status() == 0
+
+
+def test_go_to_hash_from_the_search_box(terminal: Terminal) -> None:
+    # A first character a few hashes share (all of them fit the list at 80x24), and one of
+    # those hashes with a 4-character prefix of its own.
+    first = next(c for c in sorted({h[0] for h in SAMPLE.hashes}) if 2 <= sum(h[0] == c for h in SAMPLE.hashes) <= 8)
+    sharing = [h for h in SAMPLE.hashes if h[0] == first]
+    chosen = next(h for h in sharing if sum(o.startswith(h[:4]) for o in SAMPLE.hashes) == 1)
+    spec = next(r for r in SAMPLE.records if r["hash"] == chosen)
+    terminal.wait_for(SAMPLE.status())
+    terminal.keys("/", *"py", "C-g", first)  # ctrl+g while typing a search
+    screen = terminal.wait_for(f"{len(sharing)} specs have a hash starting with /{first}")
+    assert all(f"/{h}" in screen for h in sharing)
+    if terminal.width >= 120:  # room for the whole line, as Spack writes a spec
+        compiler = spec["compiler"].replace("@=", "@")
+        assert f"@{spec['versions'][0]} %{compiler} arch={spec['platform']}-{spec['os']}-{spec['target']} /{chosen}" in screen
+    terminal.keys(*chosen[1:4])
+    terminal.wait_for(f"1 spec has a hash starting with /{chosen[:4]}")
+    terminal.keys("Enter")
+    screen = terminal.wait_for(f"Specs of {SAMPLE.package_of[chosen]}")
+    assert f" {chosen[:7]} " in screen and "Traceback" not in screen  # its row, in view in the spec list
     terminal.keys("C-q")
     assert terminal.exit_status() == 0

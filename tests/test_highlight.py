@@ -37,25 +37,30 @@ def test_marked_characters_of_a_name(query: str, name: str, marked: list[str]) -
     ("os=rhel8", {"os"}, set()),
 ])
 def test_constrained_columns_are_marked(query: str, columns: set[str], stacks: set[str]) -> None:
-    highlight = highlight_for(query)
-    assert highlight.columns == columns and highlight.stacks == stacks
+    marks = highlight_for(query).spec
+    assert marks.columns == columns and marks.stacks == stacks
 
 
 @pytest.mark.parametrize("variant, marked", [
     ("+mpi", True), ("~mpi", False), ("libs=shared,static", True), ("libs=static", False), ("build_system=cmake", False),
 ])
 def test_variants_the_query_asked_for_are_marked(variant: str, marked: bool) -> None:
-    assert highlight_for("+mpi libs=shared").variant_matches(variant) is marked
+    assert highlight_for("+mpi libs=shared").spec.variant_matches(variant) is marked
 
 
 def test_the_matched_start_of_a_hash() -> None:
-    highlight = highlight_for("/2feo /2feova4")
-    assert highlight.hash_length(FULL) == 7 and highlight.hash_length(fake_hash(9, "zz")) == 0
-    assert highlight_for("zlib").hash_length(FULL) == 0
+    marks = highlight_for("/2feo /2feova4").spec
+    assert marks.hash_length(FULL) == 7 and marks.hash_length(fake_hash(9, "zz")) == 0
+    assert highlight_for("zlib").spec.hash_length(FULL) == 0
 
 
 def test_an_invalid_query_marks_nothing() -> None:
     assert not highlight_for("zlib ^openssl")
+
+
+def test_queries_that_mark_specs_alike_have_equal_marks() -> None:
+    # The spec list and the detail pane repaint only when these differ.
+    assert highlight_for("zli %gcc +mpi").spec == highlight_for("zlib %clang +mpi").spec != highlight_for("zlib %gcc +cuda").spec
 
 
 @pytest.mark.parametrize("text, prefix", [

@@ -7,10 +7,11 @@ Plain Python and no index: lists ask for the rows on screen only, as they paint 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from cachetui.index.fuzzy import FUZZY_MIN_LENGTH
-from cachetui.index.query import Query, QueryError, parse_query, variant_values
+from cachetui.index.query import Query, QueryError, Variant, parse_query, variant_values
 
 Span = tuple[int, int]  # [start, end) in characters
 
@@ -18,25 +19,53 @@ Span = tuple[int, int]  # [start, end) in characters
 _COLUMNS_OF_FIELDS = {"platform", "os", "target", "stack", "tag"}
 
 
+@dataclass(frozen=True)
+class SpecMarks:
+    """What a query marks in a spec: the start of its hash, the columns a constraint tested,
+    the stacks and variants it named. A value: two queries that mark specs alike are equal,
+    so the spec list and the detail pane repaint only when the marks change, not with every
+    letter of a package name."""
+
+    hash_prefixes: tuple[str, ...] = ()
+    columns: frozenset[str] = frozenset()
+    stacks: frozenset[str] = frozenset()
+    variants: tuple[Variant, ...] = ()
+
+    @classmethod
+    def of(cls, query: Query) -> SpecMarks:
+        columns = {c for c, _ in query.fields if c in _COLUMNS_OF_FIELDS}
+        columns.update(("version",) if query.versions else ())
+        columns.update(("compiler",) if query.compilers else ())
+        stacks = frozenset(v for c, v in query.fields if c == "stack")
+        return cls(query.hash_prefixes, frozenset(columns), stacks, query.variants)
+
+    def hash_length(self, full_hash: str) -> int:
+        """How many leading characters of `full_hash` a `/prefix` matched."""
+        return max((len(p) for p in self.hash_prefixes if full_hash.startswith(p)), default=0)
+
+    def variant_matches(self, variant: str) -> bool:
+        """Whether a spec's variant (`+mpi`, `libs=shared,static`) is one the query asked for."""
+        if not self.variants:
+            return False
+        held = variant_values((variant,))
+        return any(v.name in held and v.values <= held[v.name] for v in self.variants)
+
+
+NO_MARKS = SpecMarks()
+
+
 class Highlight:
-    """The highlights of one query; made once per search text (see `highlight_for`)."""
+    """The highlights of one query: the characters of package names it matched, and `spec`,
+    its marks in specs. Made once per search text (see `highlight_for`)."""
 
     def __init__(self, query: Query | None = None) -> None:
         self._name = query.name_text.strip().lower() if query else ""
         self._globs = [_glob_regex(g.lower()) for g in query.globs if g.strip("*")] if query else []
-        self.hash_prefixes: tuple[str, ...] = query.hash_prefixes if query else ()
-        columns = set()
-        if query:
-            columns.update(c for c, _ in query.fields if c in _COLUMNS_OF_FIELDS)
-            columns.update(("version",) if query.versions else ())
-            columns.update(("compiler",) if query.compilers else ())
-        self.columns: frozenset[str] = frozenset(columns)
-        self.stacks = frozenset(v for c, v in query.fields if c == "stack") if query else frozenset()
-        self._variants = query.variants if query else ()
+        self.spec = SpecMarks.of(query) if query else NO_MARKS
         self._names: dict[str, tuple[Span, ...]] = {}
 
     def __bool__(self) -> bool:
-        return bool(self._name or self._globs or self.hash_prefixes or self.columns or self._variants)
+        return bool(self._name or self._globs or self.spec != NO_MARKS)
 
     def name_spans(self, name: str) -> tuple[Span, ...]:
         """The characters of `name` the search words matched, as the ranker matched them."""
@@ -65,17 +94,6 @@ class Highlight:
             if match:
                 spans.extend(match.span(g) for g in range(1, (regex.groups or 0) + 1) if match.start(g) < match.end(g))
         return spans
-
-    def hash_length(self, full_hash: str) -> int:
-        """How many leading characters of `full_hash` a `/prefix` matched."""
-        return max((len(p) for p in self.hash_prefixes if full_hash.startswith(p)), default=0)
-
-    def variant_matches(self, variant: str) -> bool:
-        """Whether a spec's variant (`+mpi`, `libs=shared,static`) is one the query asked for."""
-        if not self._variants:
-            return False
-        held = variant_values((variant,))
-        return any(v.name in held and v.values <= held[v.name] for v in self._variants)
 
 
 NO_HIGHLIGHT = Highlight()

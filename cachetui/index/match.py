@@ -35,5 +35,5 @@ def constraint_mask(index: Index, query: Query) -> int | None:
         else:
             mask &= index.rows_where(column, value.__eq__, (column, value))
     for prefix in query.hash_prefixes:
-        mask &= index.rows_of(index.lookup_hash(prefix))
+        mask &= index.rows_with_hash_prefix(prefix)
     return mask

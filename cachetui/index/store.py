@@ -170,15 +170,28 @@ class Index:
     def lookup_hash(self, prefix: str) -> list[int]:
         """Rows whose hash starts with `prefix` (1-32 chars, any case, optional leading '/')."""
         prefix = normalise_hash_prefix(prefix)
+        rows = self._hash_order[self._hash_range(prefix)].tolist()
+        if len(prefix) > 8:
+            rows = [r for r in rows if self.hashes[r].startswith(prefix)]
+        return sorted(rows)
+
+    def rows_with_hash_prefix(self, prefix: str) -> int:
+        """The bitset of the rows whose hash starts with `prefix` (as lookup_hash takes it)."""
+        prefix = normalise_hash_prefix(prefix)
+        if len(prefix) > 8:  # a handful of rows at most
+            return self.rows_of(self.lookup_hash(prefix))
+        flags = np.zeros(self.n_specs, dtype=bool)
+        flags[self._hash_order[self._hash_range(prefix)]] = True  # a 1-character prefix is 1/32 of all rows
+        return _pack(flags)
+
+    def _hash_range(self, prefix: str) -> slice:
+        """Where the rows whose hash starts with the first 8 characters of `prefix` lie in hash order."""
         head = prefix[:8].encode("ascii")
         low = int.from_bytes(head.ljust(8, b"\0"), "big")
         high = int.from_bytes(head.ljust(8, b"\xff"), "big")
         first = int(np.searchsorted(self._hash_keys, np.uint64(low), "left"))
         last = int(np.searchsorted(self._hash_keys, np.uint64(high), "right"))
-        rows = self._hash_order[first:last].tolist()
-        if len(prefix) > 8:
-            rows = [r for r in rows if self.hashes[r].startswith(prefix)]
-        return sorted(rows)
+        return slice(first, last)
 
     # -- masks --------------------------------------------------------------------------
 

@@ -38,7 +38,6 @@ class MainScreen(Screen):
     HELP_GROUP = "main"
     BINDINGS = [
         Binding("slash", "focus_search", "Search", id="focus-search", tooltip="Focus the search box (Spack spec syntax; /prefix finds hashes)"),
-        Binding("ctrl+g", "go_to_hash", "Go to hash", priority=True, id="go-to-hash", tooltip="Go to a spec by the start of its hash, from anywhere"),
         Binding("tab", "app.focus_next", "Next pane", show=False, id="focus-next", tooltip="Move to the next pane"),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False, id="focus-previous", tooltip="Move to the previous pane"),
         Binding("escape", "leave_search", "Leave search", show=False, id="leave-search", tooltip="Leave the search box for the package list"),
@@ -53,7 +52,6 @@ class MainScreen(Screen):
         self._shown: tuple[int | None, Result | None] = (None, None)
         self._loading = "starting…"
         self._query_error = ""  # why the search text does not parse, while it does not
-        self._hash_count: tuple[tuple, int] = ((), 0)  # (index, search text) -> specs its /prefix leads to
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -164,10 +162,10 @@ class MainScreen(Screen):
         self._shown = (package, self.result)
         rows = [] if package is None else index.rows_in_package(package, self.result.mask)
         _set_border_title(specs, "Specs" if package is None else f"Specs of {index.packages[package]}")
-        highlight = highlight_for(self.result.filter.query)
-        specs.show(index, rows, highlight)
+        marks = highlight_for(self.result.filter.query).spec
+        specs.show(index, rows, marks)
         detail = self.query_one(SpecDetail)
-        detail.highlight = highlight
+        detail.marks = marks
         detail.row = specs.highlighted_row
 
     def _update_status(self) -> None:
@@ -218,34 +216,21 @@ class MainScreen(Screen):
     def _update_search_hint(self) -> None:
         """The search box's subtitle: what is wrong with the text, or where enter goes."""
         search = self.query_one("#search", Input)
-        text = search.value
+        text, result = search.value, self.result
         if self._query_error:
             hint = self._query_error
         elif text.endswith("/"):
             hint = "hash lookup: type the first characters of a hash"
-        elif "/" in text and self.service.index is not None and self.result is not None:
-            found = self._hash_count_for(text)
-            hint = "" if found is None else "no match" if not found else f"{found:,} match{'es' if found != 1 else ''} · enter to go"
-        else:
+        elif result is not None and result.filter.query != text and "/" in text:
+            return  # its result is on its way, and updates the hint when it comes
+        elif "/" not in text or result is None or not _has_hash_prefix(text):
             hint = ""
+        elif result.matching_specs:
+            found = result.matching_specs
+            hint = f"{found:,} match{'es' if found != 1 else ''} · enter to go"
+        else:
+            hint = "none with these filters · enter looks in all" if result.filter.selections else "no match"
         _set_border_title(search, hint, subtitle=True)
-
-    def _hash_count_for(self, text: str) -> int | None:
-        """How many specs the search text leads to by hash, whatever the facets; None: no /prefix."""
-        try:
-            if not parse_query(text).hash_prefixes:
-                return None
-        except QueryError:
-            return None
-        index = self.service.index
-        key = (id(index), text)
-        if self._hash_count[0] != key:
-            if self.result.filter.query == text and not self.result.filter.selections:
-                count = self.result.mask.bit_count()  # the list shows exactly those
-            else:
-                count = self._query_only(text).bit_count()
-            self._hash_count = (key, count)
-        return self._hash_count[1]
 
     def _query_only(self, text: str) -> int:
         """The rows the search text matches in everything loaded, facets aside."""
@@ -318,7 +303,8 @@ class MainScreen(Screen):
 
     # -- actions ------------------------------------------------------------------------
 
-    def action_go_to_hash(self) -> None:
+    def go_to_hash(self) -> None:
+        """Open the hash lookup (the app's ctrl+g, from anywhere)."""
         if self.service.index is None:
             self.notify("Still loading; try again in a moment.", severity="warning")
         else:
@@ -337,6 +323,13 @@ class MainScreen(Screen):
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):
             self.query_one(PackageList).focus()
+
+
+def _has_hash_prefix(text: str) -> bool:
+    try:
+        return bool(parse_query(text).hash_prefixes)
+    except QueryError:
+        return False
 
 
 def _set_border_title(widget, text: str, subtitle: bool = False) -> None:

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from cachetui.index.highlight import NO_HIGHLIGHT, Highlight
+from cachetui.index.highlight import NO_MARKS, SpecMarks
 from cachetui.output import size_text
 from cachetui.textsafe import visible
 
@@ -22,7 +22,7 @@ class SpecDetail(VerticalScroll, can_focus=True):
     COMPONENT_CLASSES = {"spec-detail--match"}
 
     row: reactive[int | None] = reactive(None)
-    highlight: reactive[Highlight] = reactive(NO_HIGHLIGHT)  # what the search matched, marked
+    marks: reactive[SpecMarks] = reactive(NO_MARKS)  # what the search matched, marked
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -35,7 +35,7 @@ class SpecDetail(VerticalScroll, can_focus=True):
         self._render_detail()
         self.scroll_home(animate=False)
 
-    def watch_highlight(self) -> None:
+    def watch_marks(self) -> None:
         self._render_detail()
 
     def _render_detail(self) -> None:
@@ -43,15 +43,15 @@ class SpecDetail(VerticalScroll, can_focus=True):
         if self.index is None or self.row is None:
             body.update(Text("Highlight a spec to see its details.", style="dim"))
         else:
-            body.update(detail_text(self.index, self.row, self.highlight, self.get_component_rich_style("spec-detail--match")))
+            body.update(detail_text(self.index, self.row, self.marks, self.get_component_rich_style("spec-detail--match")))
 
 
-def detail_text(index: Index, row: int, highlight: Highlight = NO_HIGHLIGHT, match: Style | str = "reverse") -> Text:
+def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Style | str = "reverse") -> Text:
     """Every field of one spec; data goes in as plain text, never as markup. What the search
-    matched (`highlight`) is drawn in the `match` style."""
+    matched (`marks`) is drawn in the `match` style."""
     spec = index.spec(row)
     text = Text()
-    marked = highlight.columns
+    marked = marks.columns
 
     def line(label: str, value: str, style: str = "") -> None:
         text.append(f"{label:<9}", style="bold")
@@ -60,7 +60,7 @@ def detail_text(index: Index, row: int, highlight: Highlight = NO_HIGHLIGHT, mat
     text.append(visible(spec.package), style="bold")
     text.append("@" + visible(spec.version) + "\n", style=match if "version" in marked else "bold")
     text.append(f"{'hash':<9}", style="bold")
-    matched = highlight.hash_length(spec.hash)
+    matched = marks.hash_length(spec.hash)
     text.append(spec.hash[:matched], style=match)
     text.append(spec.hash[matched:] + "\n", style="bold")
     line("compiler", spec.compiler, match if "compiler" in marked else "")
@@ -77,10 +77,10 @@ def detail_text(index: Index, row: int, highlight: Highlight = NO_HIGHLIGHT, mat
     text.append("variants\n", style="bold")
     for variant in spec.variants or ("(none)",):
         text.append("  ")
-        text.append(visible(variant) + "\n", style=match if highlight.variant_matches(variant) else "")
+        text.append(visible(variant) + "\n", style=match if marks.variant_matches(variant) else "")
     text.append("stacks\n", style="bold")
     for stack in spec.stacks or ("(none)",):
         text.append("  ")
-        text.append(visible(stack) + "\n", style=match if stack in highlight.stacks else "")
+        text.append(visible(stack) + "\n", style=match if stack in marks.stacks else "")
     text.rstrip()
     return text

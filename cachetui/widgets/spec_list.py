@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cachetui.index.highlight import NO_HIGHLIGHT, Highlight
+from cachetui.index.highlight import NO_MARKS, SpecMarks
 from cachetui.widgets.line_list import LineList, Piece, fit, marked
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
@@ -21,7 +21,7 @@ class SpecList(LineList):
         self._index: Index | None = None
         self._rows: list[int] = []
         self._widths: tuple[int, ...] = ()
-        self._highlight = NO_HIGHLIGHT
+        self._marks = NO_MARKS
 
     @property
     def rows(self) -> list[int]:
@@ -31,12 +31,12 @@ class SpecList(LineList):
     def highlighted_row(self) -> int | None:
         return self._rows[self.cursor] if self._rows else None
 
-    def show(self, index: Index, rows: list[int], highlight: Highlight = NO_HIGHLIGHT) -> None:
-        """Show `rows`, keeping the highlighted spec when it is still among them; what
-        `highlight` matched (hash starts, constrained columns, stacks) is marked."""
-        if index is self._index and rows == self._rows and highlight is self._highlight:
+    def show(self, index: Index, rows: list[int], marks: SpecMarks = NO_MARKS) -> None:
+        """Show `rows`, keeping the highlighted spec when it is still among them, with what
+        the search matched (`marks`: hash starts, constrained columns, stacks) marked."""
+        if index is self._index and rows == self._rows and marks == self._marks:
             return  # nothing changed: no repaint
-        self._highlight = highlight
+        self._marks = marks
         keep = self.highlighted_row if index is self._index else None
         if index is not self._index:
             self._widths = tuple(min(_MAX_COLUMN, index.widest(c)) for c in ("version", "compiler", "os", "target"))
@@ -54,22 +54,22 @@ class SpecList(LineList):
         row = self._rows[index]
         ix = self._index
         field = ix.field
-        highlight = self._highlight
+        marks = self._marks
         full_hash = ix.hashes[row]
-        pieces: list[Piece] = [(" ", None), *marked(full_hash[:7], ((0, highlight.hash_length(full_hash)),), "line-list--accent")]
+        pieces: list[Piece] = [(" ", None), *marked(full_hash[:7], ((0, marks.hash_length(full_hash)),), "line-list--accent")]
         for column, column_width in zip(("version", "compiler", "os", "target"), self._widths):
             text = fit(field(column, row), column_width)
-            if column in highlight.columns:
+            if column in marks.columns:
                 pieces.append((" ", None))
                 pieces.extend(marked(text, ((0, len(text.rstrip())),)))
             else:
                 pieces.append((" " + text, None))
         pieces.append((" ", None))
         stacks = ix.stacks(row)
-        if highlight.stacks:
+        if marks.stacks:
             for i, stack in enumerate(stacks):
                 pieces.append(("," if i else "", "line-list--dim"))
-                pieces.append((stack, "line-list--match" if stack in highlight.stacks else "line-list--dim"))
+                pieces.append((stack, "line-list--match" if stack in marks.stacks else "line-list--dim"))
         else:
             pieces.append((",".join(stacks), "line-list--dim"))
         return pieces
