@@ -9,6 +9,7 @@ from textual import events
 
 
 from cachetui.app import HELP_OWNERS, CacheTUI
+from cachetui.index.filter import Filter
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.help import HelpScreen, binding_rows
 from cachetui.screens.problems import ProblemsScreen
@@ -602,3 +603,56 @@ async def test_matching_text_is_highlighted_in_every_pane() -> None:
         await settle(app, pilot)
         assert listed(app) == ["py-safetensors"]
         assert underlined(app.screen.query_one(PackageList), 0) == ["s", "fetensor"]
+
+
+async def test_a_wide_named_candidate_keeps_its_hash_and_tag(tmp_path: Path) -> None:
+    # Fewer characters than the row has room for, but more cells: each takes two.
+    write_summary(tmp_path / "a.md", "日本語パッケージ名前テ", [record(fake_hash(1, "kkkk"))])
+    write_summary(tmp_path / "b.md", "zlib", [record(fake_hash(2, "kkkm"))], tag="v1.0")
+    app = CacheTUI([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+g", *"kkk")
+        await pilot.pause()
+        candidates = app.screen.query_one("#candidates")
+        lines = [candidates.render_line(y).text.rstrip() for y in range(2)]
+        assert any(line.endswith(f"/{fake_hash(1, 'kkkk')}  develop") and "…" in line for line in lines), lines
+        assert any(line.endswith(f"/{fake_hash(2, 'kkkm')}  v1.0") for line in lines), lines
+
+
+async def test_enter_on_a_hash_prefix_goes_where_the_hint_counts(synthetic: Path) -> None:
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await focus_facet(app, pilot, "os", "ubuntu24.04")
+        await pilot.press("space", "slash", *"/aaa")
+        await settle(app, pilot)
+        assert "1 match · enter to go" in str(app.screen.query_one("#search").border_subtitle)
+        await pilot.press("enter")  # the one match the list shows: no choice offered
+        await settle(app, pilot)
+        assert not isinstance(app.screen, HashLookupScreen)
+        assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row] == fake_hash(2, "aaab")
+
+
+async def test_going_to_a_hash_clears_only_what_hides_it(synthetic: Path) -> None:
+    app = CacheTUI([str(synthetic)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await focus_facet(app, pilot, "os", "ubuntu22.04")
+        await pilot.press("space", "slash", *"zlib-ng", "ctrl+g", *"aaaa", "enter")
+        await settle(app, pilot)
+        # zlib /aaaa… is on ubuntu22.04: the facet stays, the search `zlib-ng` goes.
+        assert app.screen.filter == Filter.of("", {"os": {"ubuntu22.04"}})
+        assert app.screen.query_one("#search").value == "" and listed(app) == ["zlib", "zlib-ng"]
+        assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row] == fake_hash(1, "aaaa")
+        assert any(n.message.startswith("Search cleared") for n in app._notifications)
+
+
+async def test_a_slash_inside_a_value_is_not_a_hash_hint() -> None:
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"tag=develop/")
+        await settle(app, pilot)
+        search = app.screen.query_one("#search")
+        assert not search.border_subtitle and not search.has_class("-invalid")

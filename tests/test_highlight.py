@@ -23,6 +23,10 @@ FULL = fake_hash(9, "2feova4")
     ("%gcc", "zlib", []),
     ("*", "zlib", []),
     ("zz", "zlib", []),  # too short for the fuzzy tier, and not in the name
+    ("zlib", "İzlib", []),  # `İ` lowers to two characters: no marks rather than marks one off
+    ("a*" * 24, "a" * 40, ["a" * 24]),  # many stars: answered at once, not by backtracking
+    ("py-*py", "py-numpy", ["py-", "py"]),
+    ("*py*py", "py", []),  # runs may not overlap
 ])
 def test_marked_characters_of_a_name(query: str, name: str, marked: list[str]) -> None:
     spans = highlight_for(query).name_spans(name)

@@ -6,7 +6,6 @@ Plain Python and no index: lists ask for the rows on screen only, as they paint 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -60,7 +59,7 @@ class Highlight:
 
     def __init__(self, query: Query | None = None) -> None:
         self._name = query.name_text.strip().lower() if query else ""
-        self._globs = [_glob_regex(g.lower()) for g in query.globs if g.strip("*")] if query else []
+        self._globs = [g.lower() for g in query.globs if g.strip("*")] if query else []
         self.spec = SpecMarks.of(query) if query else NO_MARKS
         self._names: dict[str, tuple[Span, ...]] = {}
 
@@ -71,7 +70,12 @@ class Highlight:
         """The characters of `name` the search words matched, as the ranker matched them."""
         spans = self._names.get(name)
         if spans is None:
-            spans = self._names[name] = _merge(self._word_spans(name.lower()) + self._glob_spans(name.lower()))
+            lower = name.lower()
+            if len(lower) != len(name):  # `İ` lowers to two characters: spans would land one off
+                spans = ()
+            else:
+                spans = _merge(self._word_spans(lower) + [span for glob in self._globs for span in _glob_spans(glob, lower)])
+            self._names[name] = spans
         return spans
 
     def _word_spans(self, name: str) -> list[Span]:
@@ -87,15 +91,6 @@ class Highlight:
 
         return [(block.dest_start, block.dest_end) for block in Indel.opcodes(query, name) if block.tag == "equal"]
 
-    def _glob_spans(self, name: str) -> list[Span]:
-        spans: list[Span] = []
-        for regex in self._globs:
-            match = regex.fullmatch(name)
-            if match:
-                spans.extend(match.span(g) for g in range(1, (regex.groups or 0) + 1) if match.start(g) < match.end(g))
-        return spans
-
-
 NO_HIGHLIGHT = Highlight()
 
 
@@ -109,10 +104,24 @@ def highlight_for(text: str) -> Highlight:
         return NO_HIGHLIGHT
 
 
-def _glob_regex(glob: str) -> re.Pattern[str]:
-    """A name pattern (`py-*`: the query language has only `*`) as a regex whose groups are
-    its literal runs."""
-    return re.compile(".*".join(f"({re.escape(run)})" if run else "" for run in glob.split("*")), re.DOTALL)
+def _glob_spans(glob: str, name: str) -> list[Span]:
+    """The literal runs of a name pattern (`py-*`: the query language has only `*`) in `name`,
+    when it matches. Each run is taken leftmost after the one before, the last one at the end:
+    linear, where a regex of `.*` can backtrack exponentially on `a*a*a*...`."""
+    runs = glob.split("*")
+    first, last = runs[0], runs[-1]
+    if len(runs) == 1 or not name.startswith(first) or not name.endswith(last) or len(first) + len(last) > len(name):
+        return []
+    spans = [(0, len(first))] if first else []
+    at, end = len(first), len(name) - len(last)
+    for run in runs[1:-1]:
+        if run:
+            found = name.find(run, at, end)
+            if found < 0:
+                return []
+            spans.append((found, found + len(run)))
+            at = found + len(run)
+    return spans + ([(end, len(name))] if last else [])
 
 
 def _merge(spans: list[Span]) -> tuple[Span, ...]:

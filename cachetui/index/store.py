@@ -140,6 +140,10 @@ class Index:
         """version, compiler, platform, os, target, tag or source of a row."""
         return self._values[column][self._codes[column][row]]
 
+    def distinct_among(self, column: str, rows: list[int]) -> int:
+        """How many distinct values of `column` the given rows hold."""
+        return len(np.unique(self._codes[column][rows])) if rows else 0
+
     def widest(self, column: str) -> int:
         """The longest value of a text column (for laying out columns without a scan)."""
         return max(map(len, self._values[column]), default=1)

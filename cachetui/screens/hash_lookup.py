@@ -72,7 +72,7 @@ class HashLookupScreen(ModalScreen[int | None]):
         if rows is None:
             rows = self._index.lookup_hash(prefix)
         candidates.show(rows, prefix)
-        tags = len({self._index.field("tag", row) for row in rows[:10_000]})
+        tags = self._index.distinct_among("tag", rows)
         where = f" in {tags} tags" if tags > 1 else ""
         count.update(visible(
             f"No spec has a hash starting with /{prefix}" if not rows

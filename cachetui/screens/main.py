@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 
 from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
-from cachetui.index.query import QueryError, parse_query
+from cachetui.index.query import Query, QueryError, parse_query
 from cachetui.messages import LoadFailed, Loaded, LoadProgress, ResultReady
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
@@ -219,11 +219,11 @@ class MainScreen(Screen):
         text, result = search.value, self.result
         if self._query_error:
             hint = self._query_error
-        elif text.endswith("/"):
+        elif text.endswith("/") and _parsed(text) is None:  # (`tag=a/` parses: a value)
             hint = "hash lookup: type the first characters of a hash"
         elif result is not None and result.filter.query != text and "/" in text:
             return  # its result is on its way, and updates the hint when it comes
-        elif "/" not in text or result is None or not _has_hash_prefix(text):
+        elif "/" not in text or result is None or not getattr(_parsed(text), "hash_prefixes", ()):
             hint = ""
         elif result.matching_specs:
             found = result.matching_specs
@@ -243,7 +243,11 @@ class MainScreen(Screen):
         except QueryError:
             return  # the box already says what is wrong; stay in it
         if query.hash_prefixes and self.service.index is not None:
-            rows = self.service.index.rows_in(self._query_only(event.value))
+            # The matches the list shows, as the hint counts them; if the facets hide them
+            # all, the matches in everything loaded (the hint says so).
+            shown = self.result if self.result is not None and self.result.filter.query == event.value else None
+            mask = shown.mask if shown is not None and shown.matching_specs else self._query_only(event.value)
+            rows = self.service.index.rows_in(mask)
             self._go_to_specs(rows, query.hash_prefixes[-1], narrowed=len(query.constraint_tokens) > 1)
         else:
             self.query_one(PackageList).focus()
@@ -287,13 +291,16 @@ class MainScreen(Screen):
         index = self.service.index
         package = index.package_of(row)
         if self.result is None or not (self.result.mask >> row) & 1:
-            cleared = "Filters"
-            self.filter = Filter(self.filter.query)
-            if not (self._query_only(self.filter.query) >> row) & 1:
-                self.filter, cleared = Filter(), "Search and filters"
+            # Clear only what hides it: the facets, the search, or both.
+            facets_hide = not (self.service.evaluate(Filter("", self.filter.selections)).mask >> row) & 1
+            search_hides = not (self._query_only(self.filter.query) >> row) & 1
+            cleared = " and ".join(what for what, hides in (("Search", search_hides), ("filters", facets_hide)) if hides)
+            self.filter = Filter("" if search_hides else self.filter.query, () if facets_hide else self.filter.selections)
+            if search_hides:
                 self.query_one("#search", Input).value = ""
             self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
-            self.notify(f"{cleared} cleared to show /{index.hashes[row][:7]}", title="Hash lookup")
+            if cleared:  # (else the shown result was only out of date)
+                self.notify(f"{cleared.capitalize()} cleared to show /{index.hashes[row][:7]}", title="Hash lookup")
         packages, specs = self.query_one(PackageList), self.query_one(SpecList)
         packages.select_package(package)
         self._show_package(package)
@@ -306,7 +313,8 @@ class MainScreen(Screen):
     def go_to_hash(self) -> None:
         """Open the hash lookup (the app's ctrl+g, from anywhere)."""
         if self.service.index is None:
-            self.notify("Still loading; try again in a moment.", severity="warning")
+            failed = self._loading == "load failed"
+            self.notify("Nothing was loaded to look in." if failed else "Still loading; try again in a moment.", severity="error" if failed else "warning")
         else:
             self.app.push_screen(HashLookupScreen(self.service.index), self._chosen)
 
@@ -325,11 +333,11 @@ class MainScreen(Screen):
             self.query_one(PackageList).focus()
 
 
-def _has_hash_prefix(text: str) -> bool:
+def _parsed(text: str) -> Query | None:
     try:
-        return bool(parse_query(text).hash_prefixes)
+        return parse_query(text)
     except QueryError:
-        return False
+        return None
 
 
 def _set_border_title(widget, text: str, subtitle: bool = False) -> None:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
+
 from cachetui.output import spec_line
+from cachetui.textsafe import visible
 from cachetui.widgets.line_list import LineList, Piece, fit, marked
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
@@ -41,10 +44,12 @@ class CandidateList(LineList):
         row = self._rows[index]
         ix = self._index
         full_hash = ix.hashes[row]
-        tag = "  " + ix.field("tag", row)
+        tag = "  " + fit(ix.field("tag", row), 24).rstrip()
         spec = spec_line(ix, row)[: -len(full_hash) - 2]  # " /hash" is drawn apart, marked
         hash_pieces = marked(full_hash, ((0, len(self._prefix)),), "line-list--accent")
         room = width - 1 - len(" /") - len(full_hash) - len(tag)
         if room < 12:  # too narrow for the spec before its hash: the hash first, then what fits
             return [(" /", None), *hash_pieces, (" " + spec, None)]  # the row is cut to the width
-        return [(" " + (spec if len(spec) <= room else fit(spec, room)) + " /", None), *hash_pieces, (tag, "line-list--dim")]
+        if cell_len(visible(spec)) > room:  # cells, not characters: wide and escaped ones take more
+            spec = fit(spec, room)
+        return [(" " + spec + " /", None), *hash_pieces, (tag, "line-list--dim")]
