@@ -238,9 +238,8 @@ class MainScreen(Screen):
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        try:
-            query = parse_query(event.value)
-        except QueryError:
+        query = _parsed(event.value)
+        if query is None:
             return  # the box already says what is wrong; stay in it
         if query.hash_prefixes and self.service.index is not None:
             # The matches the list shows, as the hint counts them; if the facets hide them
@@ -286,8 +285,8 @@ class MainScreen(Screen):
             self.jump_to(row)
 
     def jump_to(self, row: int) -> None:
-        """Highlight the package and the spec of `row`, clearing the facets (and if need be,
-        the search) that hide it."""
+        """Highlight the package and the spec of `row`, clearing the facets or the search
+        (or both) if they hide it."""
         index = self.service.index
         package = index.package_of(row)
         if self.result is None or not (self.result.mask >> row) & 1:
