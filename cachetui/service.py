@@ -18,6 +18,7 @@ from cachetui.resources import sample_data_dir
 
 if TYPE_CHECKING:
     from cachetui.index.filter import Filter, Result
+    from cachetui.sources.resolve import DownloadProgress, Resolved
     from cachetui.index.store import Index
     from cachetui.sources import Progress
     from cachetui.sources.columns import ColumnChunk
@@ -55,28 +56,44 @@ class IndexService:
     def index(self) -> Index | None:
         return self.report.index if self.report else None
 
-    def load(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> LoadReport:
-        """Read every source and build the index (blocking: call it from a worker)."""
+    def load(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
+             download: DownloadProgress | None = None) -> LoadReport:
+        """Read every source and build the index (blocking: call it from a worker).
+
+        `download(url, bytes done, bytes in all or None)` reports downloads under way."""
         # numpy and the readers load here, in the worker, not before the app's first frame.
         from cachetui.index import snapshot
         from cachetui.index.store import build_index
-        from cachetui.sources import discover_stamped, gc_paused, read_chunks
+        from cachetui.sources import gc_paused, read_chunks
+        from cachetui.sources.resolve import has_urls, resolve
 
         stored_at = snapshot.snapshot_path(self.cache_dir, self.sources) if self.cache_dir is not None else None
         notes: list[LoadProblem] = []
+        resolved = None
+        # Local sources: the snapshot first (a stat per file it was built from). Anything
+        # fetched must be asked about first: the snapshot is good only if it did not change.
+        if has_urls(self.sources):
+            resolved = resolve(self.sources, self.cache_dir, download)
         if stored_at is not None:
             try:
-                index, saved, files_read = snapshot.load(stored_at, self.sources)
+                index, saved, files_read = snapshot.load(stored_at, self.sources, revalidated=resolved is not None)
+            except snapshot.NeedsRevalidation:
+                resolved = resolve(self.sources, self.cache_dir, download)
+                try:
+                    index, saved, files_read = snapshot.load(stored_at, self.sources, revalidated=True)
+                except snapshot.SnapshotError:
+                    pass
+                else:
+                    return self._from_snapshot(index, saved + _fetch_notes(resolved), files_read, progress)
             except snapshot.SnapshotError as why:
                 if str(why) not in ("no on-disk index yet", "the sources changed since it was written"):
                     notes.append(LoadProblem(str(stored_at), f"on-disk index not used: {why}; rebuilt from the sources", "warning"))
             else:
-                if progress is not None:
-                    progress(files_read, files_read, index.n_specs)
-                self.report = LoadReport(index, saved, files_read, from_snapshot=True)
-                return self.report
+                return self._from_snapshot(index, saved + (_fetch_notes(resolved) if resolved else []), files_read, progress)
 
-        files, stamps, problems = discover_stamped(self.sources)
+        if resolved is None:
+            resolved = resolve(self.sources, self.cache_dir, download)
+        files, stamps, problems = resolved.files, resolved.stamps, resolved.problems
         read_problems: list[LoadProblem] = []
 
         def chunks() -> Iterator[ColumnChunk]:
@@ -88,12 +105,21 @@ class IndexService:
             index, duplicates = build_index(chunks())
         read_problems.extend(duplicates)
         if stored_at is not None and not (cancelled is not None and cancelled()):
+            fetched = any(f.shown_as is not None for f in files) or has_urls(self.sources)
+            # Fetch notes (offline, using a copy) are about this start, not the snapshot's.
+            kept = [p for p in problems + read_problems if p not in _fetch_notes(resolved)]
             try:
-                snapshot.save(stored_at, index, problems + read_problems, self.sources, stamps, len(files))
+                snapshot.save(stored_at, index, kept, self.sources, stamps, len(files), fetched=fetched)
             except OSError as error:
                 reason = error.strerror or str(error)
                 notes.append(LoadProblem(str(stored_at), f"could not save the on-disk index ({reason}); working from the sources", "warning"))
         self.report = LoadReport(index, problems + read_problems + notes, len(files))
+        return self.report
+
+    def _from_snapshot(self, index: Index, problems: list[LoadProblem], files: int, progress: Progress | None) -> LoadReport:
+        if progress is not None:
+            progress(files, files, index.n_specs)
+        self.report = LoadReport(index, problems, files, from_snapshot=True)
         return self.report
 
     # -- filtering, with stale results dropped ------------------------------------------
@@ -118,3 +144,8 @@ class IndexService:
         if generation is not None and not self.is_current(generation):
             return None
         return result
+
+
+def _fetch_notes(resolved: Resolved | None) -> list[LoadProblem]:
+    """What fetching said about this start (e.g. offline: a copy used)."""
+    return [p for p in resolved.problems if p.severity == "warning" and "using the copy" in p.message] if resolved else []

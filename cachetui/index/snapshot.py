@@ -24,18 +24,25 @@ from typing import Any
 import numpy as np
 
 from cachetui import __version__
+from cachetui.index.graph import GraphParts
 from cachetui.index.store import Index, IndexParts
 from cachetui.model import FACETS, LoadProblem
 from cachetui.sources import Stamp, stamp_of
 
 MAGIC = b"CACHETUI-INDEX\n"
-FORMAT = 3  # 2: per-package facet histograms; 3: package ids fixed for mixed-case names
+FORMAT = 4  # 2: per-package facet histograms; 3: package ids fixed for mixed-case names; 4: dependency graph
 _DIGEST = 4  # CRC-32 of the rest: catches damage and truncation (tampering is caught by validation)
 _ARRAYS = ("starts", "hash_order")
+_GRAPH_ARRAYS = ("name_codes", "version_codes", "compiler_codes", "kinds", "compiler_sources", "edge_starts", "edge_to",
+                 "edge_types", "edge_virtuals", "reverse_starts", "reverse_edges", "row_nodes")
 
 
 class SnapshotError(Exception):
     """The snapshot is absent, stale, foreign or damaged: rebuild from the sources."""
+
+
+class NeedsRevalidation(SnapshotError):
+    """Built from fetched files: usable only once the fetches say nothing changed."""
 
 
 def snapshot_path(cache_dir: Path, sources: list[str]) -> Path:
@@ -43,13 +50,15 @@ def snapshot_path(cache_dir: Path, sources: list[str]) -> Path:
     return cache_dir / f"index-{key}.cachetui"
 
 
-def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[str], stamps: list[Stamp], files: int) -> None:
+def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[str], stamps: list[Stamp], files: int,
+         fetched: bool = False) -> None:
     """Write atomically (temp file, then rename). Raises OSError when the disk says no."""
     parts = index.parts
     arrays: list[tuple[str, np.ndarray]] = [("starts", parts.starts), ("hash_order", parts.hash_order)]
     arrays += [(f"codes.{c}", a) for c, a in parts.codes.items()]
     arrays += [(f"histogram.{f}", parts.facet_histograms[f]) for f in FACETS]
-    blobs: list[tuple[str, bytes]] = [("hashes", parts.hash_blob)]
+    arrays += [(f"graph.{name}", getattr(parts.graph, name)) for name in _GRAPH_ARRAYS]
+    blobs: list[tuple[str, bytes]] = [("hashes", parts.hash_blob), ("graph.node_hashes", parts.graph.node_hashes)]
     blobs += [(f"bits.{f}.{i}", b) for f in FACETS for i, b in enumerate(parts.facet_bits[f])]
     layout, payload, offset = [], [], 0
     for name, array in arrays:
@@ -67,6 +76,7 @@ def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[st
         "sources": [os.path.abspath(s) for s in sources],
         "stamps": stamps,
         "files": files,
+        "fetched": fetched,
         "rows": index.n_specs,
         "packages": parts.packages,
         "values": parts.values,
@@ -77,6 +87,12 @@ def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[st
         "tarballs": [[r, t] for r, t in parts.tarballs.items()],
         "facet_values": parts.facet_values,
         "problems": [[p.source, p.message, p.severity] for p in problems],
+        "origins": parts.origins,
+        "graph": {
+            "names": parts.graph.names, "versions": parts.graph.versions, "compilers": parts.graph.compilers,
+            "virtual_sets": parts.graph.virtual_sets,
+            "external_paths": [[n, p] for n, p in parts.graph.external_paths.items()],
+        },
         "layout": layout,
     }
     head = json.dumps(header, ensure_ascii=False).encode("utf-8")
@@ -98,7 +114,7 @@ def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[st
         raise
 
 
-def load(path: Path, sources: list[str]) -> tuple[Index, list[LoadProblem], int]:
+def load(path: Path, sources: list[str], revalidated: bool = False) -> tuple[Index, list[LoadProblem], int]:
     """The Index saved at `path` for exactly these sources, unchanged since (every file and
     directory stamp still the same), or SnapshotError saying why not."""
     try:
@@ -120,6 +136,8 @@ def load(path: Path, sources: list[str]) -> tuple[Index, list[LoadProblem], int]
         raise SnapshotError("unreadable header") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("cachetui") != __version__:
         raise SnapshotError("written by another version of cachetui")
+    if header.get("fetched") and not revalidated:
+        raise NeedsRevalidation("built from fetched files")
     if header.get("sources") != [os.path.abspath(s) for s in sources] or not _unchanged(header.get("stamps")):
         raise SnapshotError("the sources changed since it was written")
     payload = body[start + head_length :]
@@ -130,6 +148,33 @@ def load(path: Path, sources: list[str]) -> tuple[Index, list[LoadProblem], int]
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise SnapshotError(f"inconsistent contents ({error})") from None
     return Index(parts), problems, files
+
+
+def _graph(header: dict[str, Any], pieces: dict[str, Any], rows: int) -> GraphParts:
+    """The dependency graph, every id and code checked to be in range."""
+    graph = GraphParts(
+        node_hashes=pieces["graph.node_hashes"], names=list(map(str, header["names"])), versions=list(map(str, header["versions"])),
+        compilers=list(map(str, header["compilers"])), virtual_sets=[list(map(str, v)) for v in header["virtual_sets"]],
+        external_paths={int(n): str(p) for n, p in header["external_paths"]},
+        **{name: pieces[f"graph.{name}"] for name in _GRAPH_ARRAYS},
+    )
+    n, edges = graph.n_nodes, len(graph.edge_to)
+    if len(graph.node_hashes) != 32 * n or len(graph.row_nodes) != rows:
+        raise ValueError("graph nodes")
+    limits = {"name_codes": (n, len(graph.names)), "version_codes": (n, len(graph.versions)), "compiler_codes": (n, len(graph.compilers)),
+              "kinds": (n, 256), "compiler_sources": (n, 256), "edge_to": (edges, n), "edge_types": (edges, 256),
+              "edge_virtuals": (edges, len(graph.virtual_sets)), "reverse_edges": (edges, edges)}
+    for name, (length, limit) in limits.items():
+        array = getattr(graph, name)
+        if len(array) != length or (length and (int(array.min()) < 0 or int(array.max()) >= limit)):
+            raise ValueError(f"graph {name} out of range")
+    for name in ("edge_starts", "reverse_starts"):
+        starts = getattr(graph, name)
+        if len(starts) != n + 1 or starts[0] != 0 or starts[-1] != edges or (np.diff(starts) < 0).any():
+            raise ValueError(f"graph {name}")
+    if rows and (int(graph.row_nodes.min()) < -1 or int(graph.row_nodes.max()) >= n):
+        raise ValueError("graph row_nodes")
+    return graph
 
 
 def _unchanged(stamps: Any) -> bool:
@@ -148,7 +193,7 @@ def _parts(header: dict[str, Any], payload: memoryview) -> IndexParts:
         if offset < 0 or length < 0 or offset + length > len(payload):
             raise ValueError(f"{entry['name']} lies outside the file")
         raw = payload[offset : offset + length]
-        is_blob = entry["name"] == "hashes" or entry["name"].startswith("bits.")
+        is_blob = entry["name"] in ("hashes", "graph.node_hashes") or entry["name"].startswith("bits.")
         if (entry["dtype"] == "bytes") != is_blob:  # a forged kind would crash later, not be caught
             raise ValueError(f"{entry['name']} holds the wrong kind of data")
         pieces[entry["name"]] = bytes(raw) if entry["dtype"] == "bytes" else np.frombuffer(raw, dtype=np.dtype(entry["dtype"]))
@@ -180,6 +225,8 @@ def _parts(header: dict[str, Any], payload: memoryview) -> IndexParts:
     if any(h.size and int(h.min()) < 0 for h in histograms.values()):
         raise ValueError("facet histograms")
     return IndexParts(
+        origins={str(k): [None if v[0] is None else str(v[0]), v[1] if v[1] in (2, 3) else None] for k, v in header["origins"].items()},
+        graph=_graph(header["graph"], pieces, rows),
         packages=packages, starts=starts.astype(np.int64), values=values, codes=codes, stack_names=stack_names,
         stacksets=stacksets, variantsets=variantsets, hash_blob=pieces["hashes"], hash_order=order.astype(np.int32),
         sizes={int(r): int(s) for r, s in header["sizes"]}, tarballs={int(r): str(t) for r, t in header["tarballs"]},

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cachetui.sources.columns import COLUMNS, ColumnChunk
+from cachetui.sources.database import DatabaseFile
+from cachetui.sources.mirror import BinaryFiles, Origin, binary_files
+from cachetui.index.graph import Graph, GraphParts, build_graph
 from cachetui.index.fuzzy import NameRanker
 from cachetui.index.hashes import normalise_hash_prefix
 from cachetui.index.versions import version_key
@@ -85,6 +88,9 @@ class IndexParts:
     facet_bits: dict[str, list[bytes]] = field(default_factory=dict)
     # facet -> int32 [package, value]: how many rows of each package carry each value.
     facet_histograms: dict[str, np.ndarray] = field(default_factory=dict)
+    # source -> [mirror root, layout]: where a database's binaries' files are.
+    origins: dict[str, list] = field(default_factory=dict)
+    graph: GraphParts = field(default_factory=GraphParts)
 
 
 class Index:
@@ -111,6 +117,7 @@ class Index:
         self._facet_totals = {f: h.sum(axis=0, dtype=np.int64).tolist() for f, h in parts.facet_histograms.items()}
         self.all_rows: int = (1 << self.n_specs) - 1
         self._where: dict[tuple[str, Hashable], int] = {}  # rows_where's answers, by test
+        self.graph = Graph(parts.graph)
 
     # -- sizes --------------------------------------------------------------------------
 
@@ -158,7 +165,16 @@ class Index:
         return self.parts.sizes.get(int(row))
 
     def tarball(self, row: int) -> str | None:
-        return self.parts.tarballs.get(int(row))
+        return self.parts.tarballs.get(int(row)) or self.binary_files(row).tarball
+
+    def binary_files(self, row: int) -> BinaryFiles:
+        """The URLs of a binary's spec file, tarball or manifest, where its mirror is known."""
+        origin = self.parts.origins.get(self.field("source", row))
+        if origin is None:
+            return BinaryFiles()
+        f = self.field
+        return binary_files(origin[0], origin[1], self.package_name(row), f("version", row), self.hashes[row],
+                            f("platform", row), f("os", row), f("target", row), f("compiler", row))
 
     def spec(self, row: int) -> Spec:
         f = self.field
@@ -297,8 +313,14 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     blobs: list[bytes] = []
     sizes: dict[int, int] = {}
     tarballs: dict[int, str] = {}
+    graphs: list[DatabaseFile] = []
+    origins: dict[str, Origin] = {}
+    claimed: set[str] = set()
     offset = 0
     for chunk in chunks:
+        graphs.extend(chunk.graphs)
+        origins.update(chunk.origins)
+        claimed.update(chunk.claimed)
         for column in COLUMNS:
             table, local = tables[column], chunk.values[column]  # chunk values come canonical
             lut = np.fromiter((table.setdefault(v, len(table)) for v in local), dtype=np.int32, count=len(local))
@@ -310,6 +332,8 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     codes = {c: np.concatenate(parts[c]) if parts[c] else np.zeros(0, np.int32) for c in COLUMNS}
     values = {c: list(tables[c]) for c in COLUMNS}
     blob = b"".join(blobs)
+    if claimed:  # a spec file an older page lists is read with the page (and its tag)
+        codes, blob, sizes, tarballs = _without_claimed(claimed, codes, values, blob, sizes, tarballs)
 
     # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
     # Stable: rows whose hashes share their first 8 characters stay in file order.
@@ -369,9 +393,24 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         hash_order=hash_order.astype(np.int32),
         sizes=sizes,
         tarballs=tarballs,
+        origins={source: [o.root, o.layout] for source, o in origins.items() if o.root is not None},
+        graph=build_graph(graphs, blob),
     )
     built.facet_values, built.facet_bits, built.facet_histograms = _facets(built)
     return Index(built), problems
+
+
+def _without_claimed(claimed: set[str], codes, values, blob, sizes, tarballs):
+    import os
+
+    dropped = np.array([os.path.abspath(source) in claimed for source in values["source"]], dtype=bool)
+    if not dropped.any():
+        return codes, blob, sizes, tarballs
+    keep = ~dropped[codes["source"]]
+    new_row = np.cumsum(keep) - 1
+    sizes = {int(new_row[r]): b for r, b in sizes.items() if keep[r]}
+    tarballs = {int(new_row[r]): t for r, t in tarballs.items() if keep[r]}
+    return {c: a[keep] for c, a in codes.items()}, np.frombuffer(blob, dtype="S32")[keep].tobytes(), sizes, tarballs
 
 
 def _sort_key(column: str):
@@ -426,6 +465,7 @@ def _first_of_duplicates(by_hash, keys, codes, values, blob, sizes, tarballs):
         return None, []
     keep = np.ones(len(by_hash), dtype=bool)
     content = [c for c in COLUMNS if c != "source"]
+    stack_code = {stacks: code for code, stacks in enumerate(values["stacks"])}
     problems: list[LoadProblem] = []
     # Runs of equal keys: a run starts where `same` turns on, and takes the row before it.
     starts = np.flatnonzero(same & ~np.concatenate(([False], same[:-1])))
@@ -438,7 +478,14 @@ def _first_of_duplicates(by_hash, keys, codes, values, blob, sizes, tarballs):
             if first == row:
                 continue
             keep[row] = False
-            if any(codes[c][row] != codes[c][first] for c in content) or (sizes.get(row), tarballs.get(row)) != (sizes.get(first), tarballs.get(first)):
+            differ = [c for c in content if codes[c][row] != codes[c][first]]
+            if differ == ["stacks"]:  # one binary in several stacks' indexes: in all of them
+                merged = tuple(sorted(set(values["stacks"][codes["stacks"][first]]) | set(values["stacks"][codes["stacks"][row]])))
+                codes["stacks"][first] = stack_code.setdefault(merged, len(values["stacks"]))
+                if codes["stacks"][first] == len(values["stacks"]):
+                    values["stacks"].append(merged)
+                continue
+            if differ or (sizes.get(row), tarballs.get(row)) != (sizes.get(first), tarballs.get(first)):
                 problems.append(LoadProblem(
                     values["source"][codes["source"][row]],
                     f"hash {digest.decode()} is already in tag {values['tag'][tags[row]]!r} with different content "

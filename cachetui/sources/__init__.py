@@ -16,14 +16,40 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from dataclasses import dataclass
 
+from pathlib import Path
+import re
+
+from cachetui.sources.clearsign import strip_clearsign
 from cachetui.sources.columns import ColumnChunk
+from cachetui.sources.database import DatabaseFile, NotADatabase, looks_like_database, read_database
+from cachetui.sources.fetch import FetchError, read_body
+from cachetui.sources.mirror import MIRROR_DIRECTORIES, Origin, index_blob_of, local_index, origin_of
 from cachetui.model import LoadProblem
-from cachetui.sources.summary import NotASummary, SummaryFile, read_summary
+from cachetui.sources.summary import NotASummary, OlderPage, SummaryFile, read_summary
+from cachetui.sources.specfile import looks_like_spec_file, read_old_page, read_spec_file
+
+Loaded = SummaryFile | DatabaseFile
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A local file to read, what its location says, and how to name it to the user."""
+
+    path: str
+    origin: Origin | None = None
+    shown_as: str | None = None  # the URL it was fetched from; None: the path
+
+    @property
+    def name(self) -> str:
+        return self.shown_as or self.path
 
 # A cache.spack.io summary of the biggest package is a few MB; anything far larger is
 # not one, and reading it whole could exhaust memory on a small build host.
 MAX_FILE_BYTES = 256 * 1024 * 1024
+# A build cache's index of a million specs is over a gigabyte.
+MAX_DATABASE_BYTES = 8 * 1024**3
 # Below this many files, reading in-process beats starting loader processes.
 PARALLEL_MIN_FILES = 400
 BATCH_FILES = 500
@@ -100,6 +126,11 @@ def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[S
             problems.append(LoadProblem(directory, _os_reason(error)))
             continue
         subdirs = []
+        mirror = local_index(directory)
+        if mirror is not None:  # a mirror root: its index, not its tarballs and spec files
+            files.append(mirror[0])
+            stamps.append(stamp_of(mirror[0]))
+            entries = [e for e in entries if e.name not in MIRROR_DIRECTORIES]
         for entry in entries:
             try:
                 info = entry.stat()  # follows symlinks
@@ -120,52 +151,135 @@ def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[S
         pending.extend(reversed(subdirs))
 
 
-def read_file(path: str) -> tuple[SummaryFile | None, list[LoadProblem]]:
-    """Load one file; never raises for bad content. (summary or None, problems)."""
+def read_file(path: str, origin: Origin | None = None, shown: str | None = None) -> tuple[Loaded | None, list[LoadProblem]]:
+    """Load one file, whatever it holds (recognised by content); never raises for bad content.
+
+    (what it holds or None, problems); problems name `shown` (the URL it came from) or the path.
+    """
+    name = shown or path
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            return None, [LoadProblem(path, "not a regular file (a pipe, socket or device?); skipped")]
-        if info.st_size > MAX_FILE_BYTES:
-            return None, [LoadProblem(path, f"file is {info.st_size:,} bytes, larger than the {MAX_FILE_BYTES:,}-byte limit; skipped")]
+            return None, [LoadProblem(name, "not a regular file (a pipe, socket or device?); skipped")]
         with open(path, "rb") as handle:
-            data = handle.read()
+            head = handle.read(_SNIFF_BYTES)
+            kind = _kind_of(head)
+            limit = MAX_DATABASE_BYTES if kind in ("database", "manifest", "gzip") else MAX_FILE_BYTES
+            if info.st_size > limit:
+                return None, [LoadProblem(name, f"file is {info.st_size:,} bytes, larger than the {limit:,}-byte limit; skipped")]
+            data = head + handle.read() if kind != "gzip" else b""
     except OSError as error:
-        return None, [LoadProblem(path, _os_reason(error))]
+        return None, [LoadProblem(name, _os_reason(error))]
+    if kind == "gzip":
+        try:
+            data = read_body(Path(path), name, MAX_DATABASE_BYTES)
+        except FetchError as error:
+            return None, [LoadProblem(name, error.reason)]
+        kind = _kind_of(data[:_SNIFF_BYTES])
     if not data or data.isspace():  # (strip() would copy the whole file)
-        return None, [LoadProblem(path, "empty file")]
+        return None, [LoadProblem(name, "empty file")]
+    if kind == "clearsigned":
+        data = strip_clearsign(data)
+        kind = _kind_of(data[:_SNIFF_BYTES])
+    try:
+        if kind == "database":
+            return _database(read_database(data, name))
+        if kind == "manifest":
+            return _database(_read_index_manifest(data, path, origin, name))
+        if kind == "spec file":
+            return _database(read_spec_file(data, name))
+        if kind == "tag map":
+            return None, [LoadProblem(name, "a map of tags to stacks (cache_spack_io_index.json) found inside a directory; name it as a SOURCE to load the indexes it lists")]
+    except NotADatabase as reason:
+        return None, [LoadProblem(name, str(reason))]
+    except RecursionError:
+        return None, [LoadProblem(name, "data is nested too deeply to read")]
+    return _summary_or_page(data, path, name)
+
+
+def _summary_or_page(data: bytes, path: str, name: str) -> tuple[Loaded | None, list[LoadProblem]]:
     if b"\0" in data[:8192]:
-        return None, [LoadProblem(path, "binary file, not a cache.spack.io summary")]
+        return None, [LoadProblem(name, "binary file, not a cache.spack.io summary")]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return None, [LoadProblem(path, f"not UTF-8 text (bad byte at offset {error.start})")]
+        return None, [LoadProblem(name, f"not UTF-8 text (bad byte at offset {error.start})")]
     try:
-        summary = read_summary(text, path, fallback_package=os.path.basename(os.path.dirname(path)))
+        summary = read_summary(text, name, fallback_package=os.path.basename(os.path.dirname(path)))
+    except OlderPage as page:
+        try:
+            return _database(read_old_page(page.front, path, page.tag))
+        except NotADatabase as reason:
+            return None, [LoadProblem(name, str(reason))]
     except NotASummary as reason:
-        return None, [LoadProblem(path, str(reason))]
+        return None, [LoadProblem(name, str(reason))]
     except RecursionError:
-        return None, [LoadProblem(path, "data is nested too deeply to read")]
+        return None, [LoadProblem(name, "data is nested too deeply to read")]
     if not summary.records and not summary.problems:
-        summary.problems.append(LoadProblem(path, "summary lists no specs", "warning"))
+        summary.problems.append(LoadProblem(name, "summary lists no specs", "warning"))
     return summary, summary.problems
 
 
-def read_batch(paths: list[str]) -> ColumnChunk:
-    """Read `paths` into one chunk of columns (runs in a loader process, or in-process)."""
+def _database(db: DatabaseFile) -> tuple[DatabaseFile, list[LoadProblem]]:
+    if not db.listed and not any(p.severity == "error" for p in db.problems):
+        db.problems.append(LoadProblem(db.problems[0].source if db.problems else "", "lists no binaries", "warning"))
+    return db, db.problems
+
+
+def _read_index_manifest(data: bytes, path: str, origin: Origin | None, name: str) -> DatabaseFile:
+    """A local v3 index manifest: the database in the blob it names, under the mirror root."""
+    root = origin.root if origin is not None and origin.root is not None else origin_of(os.path.abspath(path)).root
+    if root is None:
+        raise NotADatabase("a v3 index manifest outside a mirror (no v3/manifests/index/ above it): cannot find its blob")
+    try:
+        blob = os.path.join(root, *index_blob_of(data, name).split("/"))
+        body = read_body(Path(blob), blob, MAX_DATABASE_BYTES)
+    except FetchError as error:
+        raise NotADatabase(f"{error.reason}" if error.url == name else f"{error.url}: {error.reason}") from None
+    return read_database(body, name)
+
+
+_SNIFF_BYTES = 4096
+
+
+def _kind_of(head: bytes) -> str:
+    """What a file holds, from its first bytes."""
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"-----BEGIN PGP SIGNED MESSAGE-----"):
+        return "clearsigned"
+    if not text.startswith(b"{"):
+        return "text"
+    if looks_like_database(text):
+        return "database"
+    if re.match(rb'\{\s*"(spec|buildcache_layout_version|binary_cache_checksum)"\s*:', text) and looks_like_spec_file(text):
+        return "spec file"
+    if re.match(rb'\{\s*"(version|data)"\s*:', text) and b"application/vnd.spack.db" in text:
+        return "manifest"
+    if re.match(rb'\{\s*"[^"]+"\s*:\s*\[\s*(\]|\{\s*"(label|url)")', text):
+        return "tag map"
+    return "json"
+
+
+def read_batch(files: list[str | SourceFile]) -> ColumnChunk:
+    """Read `files` into one chunk of columns (runs in a loader process, or in-process)."""
     chunk = ColumnChunk()
     with gc_paused():
-        for path in paths:
-            summary, problems = read_file(path)
-            if summary is None:
+        for file in files:
+            path, origin, shown = (file, None, None) if isinstance(file, str) else (file.path, file.origin, file.shown_as)
+            loaded, problems = read_file(path, origin, shown)
+            if loaded is None:
                 chunk.problems.extend(problems)
                 chunk.files += 1
+            elif isinstance(loaded, DatabaseFile):
+                chunk.add_database(loaded, shown or path, origin)
             else:
-                chunk.add(summary, path)
+                chunk.add(loaded, path)
     return chunk.seal()
 
 
-def read_chunks(files: list[str], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
+def read_chunks(files: list[str | SourceFile], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
                 workers: int | None = None) -> Iterator[ColumnChunk]:
     """Chunks of `files` in order. Large inputs are read by a pool of processes (one per core,
     at most 4); small ones in-process, where starting processes would cost more than it saves."""

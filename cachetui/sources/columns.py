@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from cachetui.model import LoadProblem, normalise_compiler
-from cachetui.sources.summary import LIST_COLUMNS, VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
+from cachetui.sources.database import BINARY, DatabaseFile
+from cachetui.sources.mirror import Origin
+from cachetui.sources.summary import LIST_COLUMNS, UNTAGGED, VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
 
 # Interned per row; "stacks" and "variants" hold tuples.
 COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants")
@@ -36,6 +38,11 @@ class ColumnChunk:
         self.problems: list[LoadProblem] = []
         self.files = 0
         self.rows = 0
+        # Databases, for the dependency graph: each file's nodes and edges (its row columns
+        # dropped once they are in the columns above), and where it came from.
+        self.graphs: list[DatabaseFile] = []
+        self.origins: dict[str, Origin] = {}
+        self.claimed: list[str] = []  # absolute paths of spec files that older pages read
 
     def add(self, summary: SummaryFile, source: str) -> None:
         records: list[Record] = summary.records
@@ -58,6 +65,35 @@ class ColumnChunk:
         if set(tarballs) - {None}:
             self.tarballs.update((base + i, t) for i, v in enumerate(tarballs) if (t := tarball_of(v)))
         self.rows += n
+
+    def add_database(self, db: DatabaseFile, source: str, origin: Origin | None) -> None:
+        """The binaries of a database (or spec file) as rows; all its nodes for the graph."""
+        self.files += 1
+        self.problems.extend(db.problems)
+        self.claimed.extend(db.claimed)
+        listed = db.listed
+        n = len(listed)
+        if origin is not None and (origin.root is not None or origin.tag or origin.stacks):
+            self.origins[source] = origin
+        if n:
+            pick = listed.__getitem__ if n != len(db.hashes) else None
+            def column(values: list[Any]) -> list[Any]:
+                return values if pick is None else [values[i] for i in listed]
+            tag = (origin.tag if origin is not None else None) or db.tag or UNTAGGED
+            self._constant("tag", tag, n)
+            self._constant("source", source, n)
+            self._constant("stacks", tuple(sorted(set(origin.stacks))) if origin is not None else (), n)
+            for name, values in (("package", db.names), ("version", db.versions), ("compiler", db.compilers),
+                                 ("platform", db.platforms), ("os", db.oss), ("target", db.targets), ("variants", db.variants)):
+                values = column(values)
+                self._column(name, values, set(values), None)
+            self._hashes.extend(column(db.hashes))
+            base = self.rows
+            self.sizes.update((base + i, db.sizes[at]) for i, at in enumerate(listed) if at in db.sizes)
+            self.rows += n
+        if db.edge_from or any(kind != BINARY for kind in db.kinds):
+            db.platforms = db.oss = db.targets = db.variants = []  # in the columns now; not shipped twice
+            self.graphs.append(db)
 
     def seal(self) -> ColumnChunk:
         """Pack the hashes into one blob (32 bytes a row) before sending."""

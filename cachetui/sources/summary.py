@@ -75,6 +75,14 @@ class NotASummary(Exception):
     """The file is not a cache.spack.io package summary (or is broken beyond reading)."""
 
 
+class OlderPage(Exception):
+    """An older cache.spack.io page: its specs are in the `spec_files` it lists."""
+
+    def __init__(self, front: dict[str, Any], tag: str) -> None:
+        super().__init__("older cache.spack.io page")
+        self.front, self.tag = front, tag
+
+
 class _NeedYaml(Exception):
     """The fast path met YAML it does not handle."""
 
@@ -187,7 +195,7 @@ def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryF
         records, details = _decode_records(raw)
     if details is None:
         if "spec_files" in front or "spec_names" in front:
-            raise NotASummary("older cache.spack.io page (spec_files) is not supported yet")
+            raise OlderPage(front, _tag_from(front))
         if "meta" in front:
             raise NotASummary("front matter has meta but no spec_details")
         raise NotASummary("not a cache.spack.io package summary: front matter has no spec_details")

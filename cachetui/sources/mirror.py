@@ -1,0 +1,119 @@
+"""Spack mirrors: where a mirror keeps its index, what a database's location says about the
+specs in it (tag, stack), and the URLs of a binary's files (spack-formats.md §1.1, §2).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+import msgspec
+
+from cachetui.sources.clearsign import strip_clearsign
+from cachetui.sources.fetch import FetchError
+
+V3_INDEX = "v3/manifests/index/index.manifest.json"
+V2_INDEX = "build_cache/index.json"
+MIRROR_DIRECTORIES = frozenset({"build_cache", "v3", "blobs"})  # what a walk skips in a mirror root
+
+# A cache.spack.io ref: develop, a weekly snapshot, a release (older ones under releases/).
+_REF = re.compile(r"^(develop|develop-\d{4}-\d{2}-\d{2}|v\d+\.\d+(\.\d+)?)$")
+_BLOB = re.compile(r"^(.*?)/?blobs/[a-z0-9]+/[0-9a-f]{2}/[0-9a-f]+$")
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a database came from: enough to name its specs' tag and stacks and their files."""
+
+    root: str | None = None  # the mirror root, a URL or a local path; None when not known
+    layout: int | None = None  # 2 (build_cache/) or 3 (v3/ + blobs/)
+    tag: str | None = None  # None: not known
+    stacks: tuple[str, ...] = ()
+
+    def with_labels(self, tag: str | None, stack: str | None) -> Origin:
+        return Origin(self.root, self.layout, tag or self.tag, (stack,) if stack else self.stacks)
+
+
+def local_index(directory: str) -> tuple[str, int] | None:
+    """(the index file, its layout) when `directory` is a mirror root: v3 first, as Spack does."""
+    for relative, layout in ((V3_INDEX, 3), (V2_INDEX, 2)):
+        path = os.path.join(directory, *relative.split("/"))
+        if os.path.isfile(path):
+            return path, layout
+    return None
+
+
+def origin_of(location: str) -> Origin:
+    """What the location of an index says: the mirror root and layout when it sits where a
+    mirror keeps its index (or is a blob of one), and the tag and stack when the root's path
+    looks like binaries.spack.io's (`<ref>/` is the root stack, `<ref>/<stack>/` a stack)."""
+    text = location.replace("\\", "/").rstrip("/")
+    root, layout = None, None
+    if text.endswith("/" + V2_INDEX):
+        root, layout = text[: -len(V2_INDEX) - 1], 2
+    elif "/v3/manifests/index/" in text and text.endswith("/index.manifest.json"):
+        root, layout = text[: text.index("/v3/manifests/index/")], 3
+    elif (blob := _BLOB.match(text)) is not None:
+        root, layout = blob.group(1), 3
+    if root is None:
+        return Origin()
+    tag, stack = labels_of(root)
+    return Origin(root, layout, tag, (stack,) if stack else ())
+
+
+def labels_of(root: str) -> tuple[str | None, str | None]:
+    """(tag, stack) from a mirror root's path: `…/develop` -> (develop, root),
+    `…/v0.21.0/e4s` -> (v0.21.0, e4s), `…/releases/v0.20/tutorial` -> (v0.20, tutorial)."""
+    parts = [p for p in root.split("/") if p]
+    for i in range(len(parts) - 1, -1, -1):
+        if _REF.match(parts[i]):
+            rest = parts[i + 1 :]
+            if len(rest) > 1:
+                return None, None  # deeper than a stack: not that layout
+            return parts[i], rest[0] if rest else "root"
+    return None, None
+
+
+@dataclass(frozen=True)
+class BinaryFiles:
+    spec_file: str | None = None  # v2: the signed spec file (Spack falls back to .spec.json)
+    tarball: str | None = None  # v2 only: in v3 the tarball's checksum is in the spec manifest
+    manifest: str | None = None  # v3: the spec manifest
+
+
+def binary_files(origin_root: str | None, layout: int | None, name: str, version: str, hash_: str,
+                 platform: str, os_: str, target: str, compiler: str) -> BinaryFiles:
+    """The URLs (or paths) of a binary's files in its mirror, by Spack's naming rules."""
+    if origin_root is None:
+        return BinaryFiles()
+    root = origin_root.rstrip("/")
+    if layout == 3:
+        return BinaryFiles(manifest=f"{root}/v3/manifests/spec/{name}/{name}-{version}-{hash_}.spec.manifest.json")
+    if layout != 2:
+        return BinaryFiles()
+    arch = f"{platform}-{os_}-{target}"
+    compiler_name, _, compiler_version = compiler.partition("@")
+    comp = f"{compiler_name}-{compiler_version}" if compiler_version else "none-none"
+    stem = f"{arch}-{comp}-{name}-{version}-{hash_}"
+    return BinaryFiles(
+        spec_file=f"{root}/build_cache/{stem}.spec.json.sig",
+        tarball=f"{root}/build_cache/{arch}/{comp}/{name}-{version}/{stem}.spack",
+    )
+
+
+def index_blob_of(data: bytes, source: str) -> str:
+    """The blob path (`blobs/<alg>/<c[:2]>/<c>`) of the database a v3 index manifest names.
+    Raises FetchError(source, reason) when it names none."""
+    try:
+        manifest = msgspec.json.decode(strip_clearsign(data))
+    except msgspec.DecodeError as error:
+        raise FetchError(source, f"index manifest is not valid JSON ({error})") from None
+    records = manifest.get("data") if isinstance(manifest, dict) else None
+    for record in records if isinstance(records, list) else ():
+        if isinstance(record, dict) and str(record.get("mediaType", "")).startswith("application/vnd.spack.db"):
+            algorithm, checksum = record.get("checksumAlgorithm"), record.get("checksum")
+            if isinstance(algorithm, str) and isinstance(checksum, str) and re.fullmatch(r"[a-z0-9]+", algorithm) and re.fullmatch(r"[0-9a-f]{8,128}", checksum):
+                return f"blobs/{algorithm}/{checksum[:2]}/{checksum}"
+            raise FetchError(source, "index manifest names a database without a valid checksum")
+    raise FetchError(source, "index manifest names no database (no data record of type application/vnd.spack.db…)")

@@ -1,0 +1,221 @@
+"""From SOURCE arguments to the local files to read, each with what its location says.
+
+A SOURCE is a file, a directory (walked; a mirror root inside it contributes its index
+only, v3 before v2), a `cache_spack_io_index.json`-style map of tags to stacks, or an
+http(s)/file/s3 URL to any of these. URLs are fetched here, into the on-disk cache
+(re-fetched only when they changed), so that the readers only ever see local files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from cachetui.model import LoadProblem
+from cachetui.sources import SourceFile, Stamp, discover_stamped, stamp_of
+from cachetui.sources.fetch import FetchError, Fetched, fetch, is_url, join_url, normalise_url, read_body
+from cachetui.sources.mirror import V2_INDEX, V3_INDEX, Origin, index_blob_of, labels_of, origin_of
+
+# (url, bytes done, bytes in all or None): a download under way.
+DownloadProgress = Callable[[str, int, int | None], None]
+
+_MAP_HEAD = re.compile(rb'\A\s*\{\s*"[^"]+"\s*:\s*\[\s*(\]|\{\s*"(label|url)")')
+_MANIFEST_HEAD = re.compile(rb'\A\s*(-----BEGIN PGP SIGNED MESSAGE-----|\{\s*"(version|data)"\s*:)')
+_SNIFF_BYTES = 4096
+_INDEX_SUFFIXES = (os.sep + V3_INDEX.replace("/", os.sep), os.sep + V2_INDEX.replace("/", os.sep))
+_MAP_MOST_BYTES = 16 * 1024 * 1024  # a tag map lists a few hundred indexes
+
+
+@dataclass
+class Resolved:
+    files: list[SourceFile] = field(default_factory=list)
+    stamps: list[Stamp] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+
+
+def has_urls(sources: list[str]) -> bool:
+    return any(is_url(s) for s in sources)
+
+
+def resolve(sources: list[str], cache_dir: Path | None, on_download: DownloadProgress | None = None) -> Resolved:
+    resolver = _Resolver(cache_dir, on_download)
+    for source in sources:
+        if is_url(source):
+            resolver.url(source, None)
+        else:
+            resolver.local(source)
+    return resolver.out
+
+
+class _Resolver:
+    def __init__(self, cache_dir: Path | None, on_download: DownloadProgress | None) -> None:
+        self.cache_dir = cache_dir
+        self.on_download = on_download
+        self.out = Resolved()
+        self._maps_seen: set[str] = set()
+
+    # -- local paths ----------------------------------------------------------------------
+
+    def local(self, source: str, labels: tuple[str | None, str | None] | None = None) -> None:
+        path = os.path.expanduser(source)
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            files, stamps, problems = discover_stamped([path])
+            self.out.stamps.extend(stamps)
+            self.out.problems.extend(p if p.source != path else LoadProblem(source, p.message, p.severity) for p in problems)
+            for file, origin in _mirror_indexes(files):
+                self.out.files.append(SourceFile(file, _labelled(origin, labels)))
+            return
+        files, stamps, problems = discover_stamped([path])
+        self.out.stamps.extend(stamps)
+        self.out.problems.extend(LoadProblem(source, p.message, p.severity) for p in problems)
+        for file in files:
+            head = _head(file)
+            if _MAP_HEAD.match(head):
+                self.tag_map(file, read_body(Path(file), file, _MAP_MOST_BYTES), base=os.path.dirname(os.path.abspath(file)))
+            else:
+                self.out.files.append(SourceFile(file, _labelled(origin_of(os.path.abspath(file)), labels)))
+
+    # -- URLs -----------------------------------------------------------------------------
+
+    def url(self, url: str, labels: tuple[str | None, str | None] | None) -> None:
+        url = normalise_url(url)
+        if url.lower().startswith("file://"):
+            try:
+                local = str(fetch(url, None).path)
+            except FetchError as error:
+                self.out.problems.append(LoadProblem(url, error.reason))
+                return
+            self.local(local, labels)
+            return
+        try:
+            if _looks_like_root(url):
+                self._mirror_root(url, labels)
+            else:
+                self._document(url, labels)
+        except FetchError as error:
+            self.out.problems.append(LoadProblem(error.url, error.reason))
+
+    def _mirror_root(self, root: str, labels) -> None:
+        try:
+            fetched = self._fetch(join_url(root, V3_INDEX))
+        except FetchError as error:
+            if not error.reason.startswith("not found"):
+                raise
+            index = join_url(root, V2_INDEX)
+            self._add(self._fetch(index, hash_url=index + ".hash"), _labelled(Origin(root.rstrip("/"), 2, *_tag_stack(root)), labels))
+            return
+        self._manifest(fetched, root.rstrip("/"), labels)
+
+    def _document(self, url: str, labels) -> None:
+        hash_url = url + ".hash" if url.endswith("/index.json") else None
+        fetched = self._fetch(url, hash_url=hash_url)
+        head = _head(str(fetched.path))
+        origin = origin_of(url)
+        if _MAP_HEAD.match(head):
+            self.tag_map(url, read_body(fetched.path, url, _MAP_MOST_BYTES), base=url.rsplit("/", 1)[0])
+        elif _MANIFEST_HEAD.match(head) and origin.layout == 3 and url.endswith("index.manifest.json"):
+            self._manifest(fetched, origin.root or url.rsplit("/", 1)[0], labels)
+        else:
+            self._add(fetched, _labelled(origin, labels))
+
+    def _manifest(self, fetched: Fetched, root: str, labels) -> None:
+        """A v3 index manifest: fetch the database blob it names."""
+        blob = index_blob_of(read_body(fetched.path, fetched.url, _MAP_MOST_BYTES), fetched.url)
+        self._add(self._fetch(join_url(root, blob)), _labelled(Origin(root, 3, *_tag_stack(root)), labels))
+
+    def _fetch(self, url: str, hash_url: str | None = None) -> Fetched:
+        progress = (lambda done, total: self.on_download(url, done, total)) if self.on_download else None
+        return fetch(url, self.cache_dir, progress=progress, hash_url=hash_url)
+
+    def _add(self, fetched: Fetched, origin: Origin) -> None:
+        if fetched.note:
+            self.out.problems.append(LoadProblem(fetched.url, fetched.note, "warning"))
+        self.out.files.append(SourceFile(str(fetched.path), origin, fetched.url))
+        self.out.stamps.append(stamp_of(str(fetched.path)))
+
+    # -- tag maps -------------------------------------------------------------------------
+
+    def tag_map(self, name: str, data: bytes, base: str) -> None:
+        """`{tag: [{label, url}]}`: every index it lists, its specs labelled with the tag and
+        the stack. Relative URLs are taken from where the map is."""
+        if name in self._maps_seen:
+            return
+        self._maps_seen.add(name)
+        try:
+            mapping = msgspec.json.decode(data)
+        except msgspec.DecodeError as error:
+            self.out.problems.append(LoadProblem(name, f"not valid JSON ({error})"))
+            return
+        if not isinstance(mapping, dict):
+            self.out.problems.append(LoadProblem(name, "a tag map should be a mapping of tags to lists of {label, url}"))
+            return
+        for tag, stacks in mapping.items():
+            if not isinstance(stacks, list):
+                self.out.problems.append(LoadProblem(name, f"tag {tag!r}: should list {{label, url}} records; skipped"))
+                continue
+            for entry in stacks:
+                label, url = (entry.get("label"), entry.get("url")) if isinstance(entry, dict) else (None, None)
+                if not isinstance(url, str) or not url.strip():
+                    self.out.problems.append(LoadProblem(name, f"tag {tag!r}: a record without a url; skipped"))
+                    continue
+                labels = (str(tag), label if isinstance(label, str) and label.strip() else None)
+                url = url.strip()
+                if is_url(url):
+                    self.url(url, labels)
+                elif is_url(base):
+                    self.url(join_url(base, url), labels)
+                else:
+                    self.local(os.path.join(base, url), labels)
+
+
+def _mirror_indexes(files: list[str]) -> list[tuple[str, Origin | None]]:
+    """Files from a walk, each mirror index (the walk takes only that from a mirror root)
+    with its origin."""
+    out: list[tuple[str, Origin | None]] = []
+    for file in files:
+        origin = origin_of(file) if file.endswith(_INDEX_SUFFIXES) else None
+        out.append((file, origin if origin is not None and origin.root is not None else None))
+    return out
+
+
+def _looks_like_root(url: str) -> bool:
+    """A URL that names a directory rather than a document."""
+    last = url.rstrip("/").rsplit("/", 1)[-1]
+    return url.endswith("/") or ("." not in last and not re.fullmatch(r"[0-9a-f]{16,}", last)) or bool(re.fullmatch(r"v\d+\.\d+(\.\d+)?", last))
+
+
+def _tag_stack(root: str) -> tuple[str | None, tuple[str, ...]]:
+    tag, stack = labels_of(root.rstrip("/"))
+    return tag, (stack,) if stack else ()
+
+
+def _labelled(origin: Origin | None, labels: tuple[str | None, str | None] | None) -> Origin | None:
+    if labels is None:
+        return origin
+    return (origin or Origin()).with_labels(*labels)
+
+
+def _head(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:
+        return b""
+    if head[:2] == b"\x1f\x8b":  # a gzip blob: its first bytes, inflated
+        import zlib
+
+        try:
+            return zlib.decompressobj(31).decompress(head, _SNIFF_BYTES)
+        except zlib.error:
+            return b""
+    return head

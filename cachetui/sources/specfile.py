@@ -1,0 +1,100 @@
+"""Readers for full spec files (`*.spec.json`, clear-signed `*.spec.json.sig`, cache.spack.io's
+`spec-N.json`; spec formats 1 to 5) and for the older cache.spack.io package pages
+(`index.md` whose front matter lists `spec_files`).
+
+A spec file holds one binary (the root, `nodes[0]`) and the nodes of its dependencies. The
+root is listed; the dependencies are kept for the tree, but the file does not say that they
+are binaries in a cache.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import msgspec
+
+from cachetui.model import LoadProblem
+from cachetui.sources.database import BINARY, DEPENDENCY_ONLY, NOT_IN_CACHE, DatabaseFile, NotADatabase, _DECODE_NODES, normalise_records
+from cachetui.sources.clearsign import strip_clearsign
+
+MAX_SPEC_FILE_BYTES = 64 * 1024 * 1024
+
+
+def looks_like_spec_file(head: bytes) -> bool:
+    text = strip_clearsign(head).lstrip()
+    return text.startswith(b'{"spec"') or text.startswith(b'{\n') and b'"spec"' in text[:200] and b'"nodes"' in text
+
+
+def read_spec_file(data: bytes, source: str) -> DatabaseFile:
+    """One spec file. Raises NotADatabase with a user-facing reason."""
+    try:
+        document = msgspec.json.decode(strip_clearsign(data))
+    except msgspec.DecodeError as error:
+        raise NotADatabase(f"not valid JSON ({error})") from None
+    spec = document.get("spec") if isinstance(document, dict) else None
+    if isinstance(spec, dict):
+        meta = spec.get("_meta")
+        version = meta.get("version") if isinstance(meta, dict) else None
+        nodes = spec.get("nodes")
+    elif isinstance(spec, list):  # format 1: a list of {name: node}
+        version, nodes = 1, [dict(node, name=name) for item in spec if isinstance(item, dict) for name, node in item.items() if isinstance(node, dict)]
+    else:
+        raise NotADatabase("not a Spack spec file: no 'spec' with 'nodes'")
+    if not isinstance(nodes, list) or not nodes:
+        raise NotADatabase("spec file lists no nodes")
+    try:
+        typed = _DECODE_NODES.decode(msgspec.json.encode(nodes))
+    except msgspec.ValidationError as error:
+        raise NotADatabase(f"spec file nodes are not in a known shape ({error})") from None
+    records = [(_hash_of(node), node, True if at == 0 else None) for at, node in enumerate(typed)]
+    db = DatabaseFile(db_version=f"spec file v{version}" if version is not None else "spec file")
+    normalise_records(db, records, source)
+    for at in range(1, len(db.kinds)):
+        if db.kinds[at] in (BINARY, NOT_IN_CACHE):
+            db.kinds[at] = DEPENDENCY_ONLY
+    size = document.get("archive_size")
+    if isinstance(size, int) and size >= 0 and db.hashes:
+        db.sizes[0] = size
+    return db
+
+
+def _hash_of(node: Any) -> str:
+    return node.hash or node.underscore_hash or node.full_hash or node.build_hash or ""
+
+
+def read_old_page(front: dict[str, Any], page: str, tag: str) -> DatabaseFile:
+    """An older cache.spack.io page: its `spec_files` (names, or {spec string: name}) are read
+    from beside it. Raises NotADatabase when it lists none."""
+    listed = front.get("spec_files")
+    names: list[str] = []
+    for item in listed if isinstance(listed, list) else ():
+        if isinstance(item, str):
+            names.append(item)
+        elif isinstance(item, dict):
+            names.extend(v for v in item.values() if isinstance(v, str))
+    if not names:
+        raise NotADatabase("older cache.spack.io page lists no spec_files")
+    directory = os.path.dirname(os.path.abspath(page))
+    merged = DatabaseFile(db_version="spec files")
+    for name in names:
+        path = os.path.normpath(os.path.join(directory, name))
+        if os.path.dirname(path) != directory and not path.startswith(directory + os.sep):
+            merged.problems.append(LoadProblem(page, f"spec file {name!r} lies outside the page's directory; skipped"))
+            continue
+        try:
+            size = os.path.getsize(path)
+            if size > MAX_SPEC_FILE_BYTES:
+                raise NotADatabase(f"{size:,} bytes, over the {MAX_SPEC_FILE_BYTES:,}-byte limit for a spec file")
+            with open(path, "rb") as handle:
+                db = read_spec_file(handle.read(), path)
+        except OSError as error:
+            merged.problems.append(LoadProblem(page, f"spec file {name!r}: {(error.strerror or str(error)).lower()}"))
+            continue
+        except NotADatabase as why:
+            merged.problems.append(LoadProblem(path, str(why)))
+            continue
+        merged.extend(db)
+        merged.claimed.append(path)
+    merged.tag = tag
+    return merged
