@@ -18,20 +18,23 @@ from collections.abc import Sequence
 from cachetui import __version__
 from cachetui.index.filter import Filter
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
-from cachetui.output import SPEC_COLUMNS, size_text, spec_cells, spec_json, table
+from cachetui.output import SPEC_COLUMNS, size_text, spec_cells, spec_json, spec_line, table
 from cachetui.service import IndexService, LoadReport
 from cachetui.textsafe import visible
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
 
-SOURCES_HELP = "files or directories of cache.spack.io summaries (default: the bundled sample data)"
+SOURCES_HELP = ("cache.spack.io summaries, Spack build-cache index.json files, mirror roots, cache_spack_io_index.json "
+                "tag maps, spec files: files, directories or http(s)/file/s3 URLs (default: the bundled sample data)")
 COMMANDS = {
     "stats": "counts of packages, specs, tags and facet values",
     "lookup": "every spec whose hash starts with PREFIX",
     "search": "specs matching QUERY (Spack spec syntax; names fuzzy), by package",
+    "deps": "the dependency tree of the spec whose hash starts with PREFIX (--reverse: what uses it)",
 }
 
 
+_URL = re.compile(r"(?i)^(https?|file|s3)://")
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -60,9 +63,11 @@ def _cache_options(parser: argparse.ArgumentParser) -> None:
 
 def _command_parser(command: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"cachetui {command}", description=COMMANDS[command].capitalize() + ".")
-    if command == "lookup":
+    if command in ("lookup", "deps"):
         parser.add_argument("prefix", metavar="PREFIX", help="1 to 32 characters of a hash, optionally with a leading /; "
                             "or a line of a log or an install path holding a full hash")
+    if command == "deps":
+        parser.add_argument("--reverse", action="store_true", help="what depends on the spec (transitively), instead of what it depends on")
     elif command == "search":
         parser.add_argument("query", metavar="QUERY", help="Spack spec syntax: a package name (typos allowed) and/or "
                             "constraints, e.g. 'zlib@1.3: %gcc@13 +shared os=ubuntu24.04 stack=e4s /abc12'")
@@ -92,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args and args[0] in COMMANDS:
             command = args[0]
             options = _command_parser(command).parse_args(args[1:])
-            return {"stats": _stats, "lookup": _lookup, "search": _search}[command](options)
+            return {"stats": _stats, "lookup": _lookup, "search": _search, "deps": _deps}[command](options)
         options = _app_parser().parse_args(args)
         return _run_app(options)
     except _UsageError as error:
@@ -163,12 +168,17 @@ def _stats(options: argparse.Namespace) -> int:
 # -- lookup -----------------------------------------------------------------------------
 
 
-def _lookup(options: argparse.Namespace) -> int:
+def _prefix(options: argparse.Namespace) -> tuple[str, str]:
+    """(the hash prefix, how to name it to the user)."""
     try:
         prefix = hash_prefix_in(options.prefix)  # a prefix, or a pasted log line with a hash
     except HashPrefixError as error:
         raise _UsageError(f"bad hash prefix {visible(options.prefix)!r}: {error}") from None
-    shown = options.prefix if options.prefix.strip().lstrip("/").lower() == prefix else prefix
+    return prefix, options.prefix if options.prefix.strip().lstrip("/").lower() == prefix else prefix
+
+
+def _lookup(options: argparse.Namespace) -> int:
+    prefix, shown = _prefix(options)
     index = _load(options).index
     rows = index.lookup_hash(prefix)
     if options.json:
@@ -196,10 +206,84 @@ def _detail_text(index, row: int) -> str:
         ("size", size_text(spec.size)),
         ("tag", spec.tag),
         ("tarball", spec.tarball or "unknown"),
-        ("source", spec.source),
-        ("install", spec.install_command),
     ]
+    files = index.binary_files(row)
+    fields += [(label, url) for label, url in (("spec file", files.spec_file), ("manifest", files.manifest)) if url]
+    fields += [("source", spec.source), ("install", spec.install_command)]
     return table(("field", "value"), fields).split("\n", 1)[1]
+
+
+# -- deps -------------------------------------------------------------------------------
+
+
+def _deps(options: argparse.Namespace) -> int:
+    from cachetui.index.deps import dependencies_of, reverse_tree
+
+    prefix, shown = _prefix(options)
+    index = _load(options).index
+    rows = index.lookup_hash(prefix)
+    if not rows:
+        if not options.json:
+            print(f"no spec has a hash starting with {visible(shown)!r}", file=sys.stderr)
+        else:
+            _print_json({"prefix": prefix, "spec": None})
+        return EXIT_NO_MATCH
+    hashes = sorted({index.hashes[r] for r in rows})
+    if len(hashes) > 1:
+        listed = "\n".join(f"  {spec_line(index, index.lookup_hash(h)[0])}" for h in hashes[:20])
+        raise _UsageError(f"{len(hashes)} specs have a hash starting with {visible(shown)!r}; give more characters:\n{visible(listed)}")
+    row = rows[0]
+    found = dependencies_of(index, row)
+    if options.reverse and found is not None:
+        tree, cut = reverse_tree(index.graph, index.graph.node_of_row(row))
+    else:
+        tree, cut = (found.tree, found.cut) if found is not None else ([], False)
+    if options.json:
+        record: dict = {"prefix": prefix, "spec": spec_json(index, row), "reverse": options.reverse, "cut": cut}
+        if found is None:
+            record["dependencies" if not options.reverse else "dependents"] = None
+        elif options.reverse:
+            record["dependents"] = [_edge_json(line.dependency, line.depth, line.repeated) for line in tree]
+        else:
+            record["dependencies"] = [_edge_json(line.dependency, line.depth, line.repeated) for line in tree]
+            record["build"] = [_edge_json(d, 1, False) for d in found.build]
+        _print_json(record)
+        return EXIT_OK
+    print(visible(spec_line(index, row)))
+    if found is None:
+        print(f"no dependency information: {visible(index.field('source', row))} is a cache.spack.io summary, which lists none")
+        return EXIT_OK
+    sections = [("used by (transitively)", tree)] if options.reverse else [("depends on (link/run)", tree), ("build dependencies", [_Line(1, d) for d in found.build])]
+    for title, lines in sections:
+        print(f"{title}:")
+        for line in lines or [None]:
+            print("  (none)" if line is None else "  " + "  " * (line.depth - 1) + _edge_text(line.dependency, line.repeated))
+    if cut:
+        print(f"(cut at {len(tree):,} lines)")
+    return EXIT_OK
+
+
+class _Line:
+    def __init__(self, depth: int, dependency) -> None:
+        self.depth, self.dependency, self.repeated = depth, dependency, False
+
+
+def _edge_text(dependency, repeated: bool) -> str:
+    parts = [f"{dependency.name}@{dependency.version}" if dependency.version else dependency.name, f"/{dependency.hash[:7]}",
+             f"[{','.join(dependency.deptype_names)}]"]
+    if dependency.virtuals:
+        parts.append(f"%{','.join(dependency.virtuals)}")
+    if dependency.kind_name != "binary":
+        parts.append(f"({dependency.kind_name})")
+    if repeated:
+        parts.append("(see above)")
+    return visible(" ".join(parts))
+
+
+def _edge_json(dependency, depth: int, repeated: bool) -> dict:
+    return {"name": dependency.name, "version": dependency.version or None, "hash": dependency.hash,
+            "deptypes": dependency.deptype_names, "virtuals": list(dependency.virtuals), "kind": dependency.kind_name,
+            "depth": depth, "repeated": repeated}
 
 
 # -- search -----------------------------------------------------------------------------
@@ -272,7 +356,7 @@ def _run_app(options: argparse.Namespace) -> int:
     from pathlib import Path
 
     sources = options.sources
-    missing = [s for s in sources if not Path(s).expanduser().exists()]
+    missing = [s for s in sources if not _URL.match(s) and not Path(s).expanduser().exists()]
     if sources and len(missing) == len(sources):
         raise _UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
     # A search result lands a few ms after the search box's own echo has used Textual's

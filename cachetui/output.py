@@ -31,7 +31,14 @@ def spec_json(index: Index, row: int) -> dict[str, Any]:
         "size": spec.size,
         "tarball": spec.tarball,
         "source": spec.source,
+        **_mirror_files(index, row),
     }
+
+
+def _mirror_files(index: Index, row: int) -> dict[str, str]:
+    """Where a build-cache binary's spec file (v2) or spec manifest (v3) is; nothing for summaries."""
+    files = index.binary_files(row)
+    return {key: url for key, url in (("spec_file", files.spec_file), ("manifest", files.manifest)) if url}
 
 
 def spec_line(index: Index, row: int) -> str:

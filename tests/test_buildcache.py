@@ -70,3 +70,124 @@ def test_each_database_version_and_layout_loads_as_the_notes_say(name):
     nodes = {graph.hash(n) for n in range(graph.parts.n_nodes)}
     assert set(want["unlisted"]) <= nodes
     assert not set(want["unlisted"]) & set(index.hashes)
+
+
+# -- over HTTP: a real server on 127.0.0.1 ------------------------------------------------
+
+import functools  # noqa: E402
+import gzip  # noqa: E402
+import hashlib  # noqa: E402
+import threading  # noqa: E402
+from collections import Counter  # noqa: E402
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    requests: Counter  # path -> GETs answered with a body (200)
+
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+    def send_response(self, code, message=None):
+        if code == 200 and self.command == "GET":
+            self.requests[self.path] += 1
+        super().send_response(code, message)
+
+
+@pytest.fixture
+def serve():
+    """serve(directory) -> (base URL, Counter of bodies sent by path); stopped after the test."""
+    servers = []
+
+    def start(directory: Path):
+        handler = type("Handler", (_Handler,), {"requests": Counter()})
+        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}", handler.requests, server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_v3_mirror_root_over_http_loads_like_the_local_one(serve, tmp_path):
+    base, requests, _ = serve(FIXTURES)
+    report = load(f"{base}/db-v8/", tmp_path)
+    index = report.index
+    want = expected("db-v8")
+    got = sorted((row_record(index, row, f"{base}/db-v8") for row in range(index.n_specs)), key=lambda r: r["hash"])
+    assert [r["hash"] for r in got] == [e["hash"] for e in want["listed"]]
+    for record, wanted in zip(got, want["listed"]):
+        assert record["compiler"] == wanted["compiler"] and record["dependencies"] == wanted["dependencies"]
+        assert record["manifest_url"] == wanted["manifest_url"]  # under the URL's root
+    assert requests["/db-v8/v3/manifests/index/index.manifest.json"] == 1
+    assert index.field("source", 0).startswith(base)  # named by its URL, not the cache file
+
+
+def test_a_v2_index_is_fetched_again_only_when_its_hash_changes(serve, tmp_path):
+    mirror = tmp_path / "mirror"
+    shutil.copytree(FIXTURES / "db-v7", mirror)
+    base, requests, _ = serve(mirror)
+    cache = tmp_path / "cache"
+    first = load(f"{base}/", cache)
+    assert first.index.n_specs == len(expected("db-v7")["listed"])
+    assert requests["/build_cache/index.json"] == 1
+
+    again = load(f"{base}/", cache)
+    assert again.from_snapshot and again.index.n_specs == first.index.n_specs
+    assert requests["/build_cache/index.json"] == 1  # the hash matched: the body was not sent again
+
+    # Spack rewrites the index and its hash: the next start sees the change.
+    index_file = mirror / "build_cache" / "index.json"
+    data = json.loads(index_file.read_text())
+    key = next(iter(data["database"]["installs"]))
+    del data["database"]["installs"][key]
+    index_file.write_text(json.dumps(data))
+    (mirror / "build_cache" / "index.json.hash").write_text(hashlib.sha256(index_file.read_bytes()).hexdigest())
+    changed = load(f"{base}/", cache)
+    assert requests["/build_cache/index.json"] == 2
+    assert not changed.from_snapshot
+    assert key not in set(changed.index.hashes)
+
+
+def test_a_tag_map_over_http_labels_tags_and_stacks_and_reports_what_it_cannot_fetch(serve, tmp_path):
+    base, _, _ = serve(FIXTURES)
+    report = load(f"{base}/tag-map/cache_spack_io_index.json", tmp_path)
+    index = report.index
+    got = sorted((index.hashes[r], index.field("tag", r), list(index.stacks(r))) for r in range(index.n_specs))
+    assert got == sorted((e["hash"], e["tag"], e["stacks"]) for e in expected("tag-map")["listed"])
+    # The s3:// entry cannot be reached here: one problem naming it; the rest loaded.
+    unreachable = [p for p in report.problems if "binaries.spack.io/develop/tutorial" in p.source]
+    assert len(unreachable) == 1 and "cannot resolve host binaries.spack.io" in unreachable[0].message
+
+
+def test_url_failures_are_clear_problems_and_the_rest_still_loads(serve, tmp_path):
+    site = tmp_path / "site"
+    (site / "broken" / "build_cache").mkdir(parents=True)
+    (site / "broken" / "build_cache" / "index.json").write_text("<html>not json</html>")
+    (site / "truncated").mkdir()
+    (site / "truncated" / "index.json.gz").write_bytes(gzip.compress(b'{"database": {"version": "8", "installs": {}}}' * 50)[:40])
+    base, _, _ = serve(site)
+    service = IndexService([f"{base}/nothing-here/build_cache/index.json", f"{base}/broken/", f"{base}/truncated/index.json.gz",
+                            str(FIXTURES / "db-v6" / "index.json")], cache_dir=tmp_path / "cache")
+    report = service.load()
+    messages = {p.source: p.message for p in report.problems}
+    assert messages[f"{base}/nothing-here/build_cache/index.json"] == "not found (HTTP 404)"
+    assert messages[f"{base}/broken/build_cache/index.json"] == (
+        "neither a cache.spack.io package summary (no YAML front matter) nor a Spack build-cache index (not JSON)")
+    assert "truncated gzip" in messages[f"{base}/truncated/index.json.gz"]
+    assert report.index.n_specs == len(expected("db-v6")["listed"])  # the local source still loaded
+
+
+def test_offline_a_fetched_index_is_used_from_the_cache_with_a_warning(serve, tmp_path):
+    base, _, server = serve(FIXTURES)
+    cache = tmp_path / "cache"
+    first = load(f"{base}/db-v7/", cache)
+    server.shutdown()
+    server.server_close()
+    again = load(f"{base}/db-v7/", cache)
+    assert again.index.n_specs == first.index.n_specs
+    notes = [p for p in again.problems if p.severity == "warning" and "using the copy" in p.message]
+    assert notes and "connection refused" in notes[0].message

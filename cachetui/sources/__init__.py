@@ -127,10 +127,12 @@ def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[S
             continue
         subdirs = []
         mirror = local_index(directory)
-        if mirror is not None:  # a mirror root: its index, not its tarballs and spec files
+        if mirror is not None:
+            # A mirror root: its index, not its tarballs, spec files or loose files; but its
+            # other directories may be mirrors too (binaries.spack.io: <ref>/<stack>/).
             files.append(mirror[0])
             stamps.append(stamp_of(mirror[0]))
-            entries = [e for e in entries if e.name not in MIRROR_DIRECTORIES]
+            entries = [e for e in entries if e.name not in MIRROR_DIRECTORIES and e.is_dir()]
         for entry in entries:
             try:
                 info = entry.stat()  # follows symlinks
@@ -190,6 +192,8 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
             return _database(read_spec_file(data, name))
         if kind == "tag map":
             return None, [LoadProblem(name, "a map of tags to stacks (cache_spack_io_index.json) found inside a directory; name it as a SOURCE to load the indexes it lists")]
+        if kind == "json":
+            return None, [LoadProblem(name, _NOT_KNOWN_JSON)]
     except NotADatabase as reason:
         return None, [LoadProblem(name, str(reason))]
     except RecursionError:
@@ -260,6 +264,9 @@ def _kind_of(head: bytes) -> str:
     if re.match(rb'\{\s*"[^"]+"\s*:\s*\[\s*(\]|\{\s*"(label|url)")', text):
         return "tag map"
     return "json"
+
+
+_NOT_KNOWN_JSON = "JSON, but not a Spack build-cache index, spec file, index manifest or tag map"
 
 
 def read_batch(files: list[str | SourceFile]) -> ColumnChunk:

@@ -106,13 +106,17 @@ class _Resolver:
             self.out.problems.append(LoadProblem(error.url, error.reason))
 
     def _mirror_root(self, root: str, labels) -> None:
+        """v3 first, as Spack does; then v2 (also when v3 cannot be reached: offline, a v2
+        index fetched before may be in the cache)."""
         try:
             fetched = self._fetch(join_url(root, V3_INDEX))
-        except FetchError as error:
-            if not error.reason.startswith("not found"):
-                raise
+        except FetchError as v3_error:
             index = join_url(root, V2_INDEX)
-            self._add(self._fetch(index, hash_url=index + ".hash"), _labelled(Origin(root.rstrip("/"), 2, *_tag_stack(root)), labels))
+            try:
+                fetched = self._fetch(index, hash_url=index + ".hash")
+            except FetchError as v2_error:
+                raise v2_error if v3_error.reason.startswith("not found") else v3_error from None
+            self._add(fetched, _labelled(Origin(root.rstrip("/"), 2, *_tag_stack(root)), labels))
             return
         self._manifest(fetched, root.rstrip("/"), labels)
 

@@ -233,7 +233,7 @@ def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryF
 def _parse_front_matter(text: str) -> dict[str, Any]:
     lines = text.lstrip("\ufeff").split("\n")
     if not lines or lines[0].rstrip() != "---":
-        raise NotASummary("not a cache.spack.io package summary: no YAML front matter")
+        raise NotASummary("neither a cache.spack.io package summary (no YAML front matter) nor a Spack build-cache index (not JSON)")
     for end in range(1, len(lines)):
         if lines[end].rstrip() in ("---", "..."):
             break
