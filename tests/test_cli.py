@@ -222,3 +222,61 @@ def test_lookup_takes_a_pasted_log_line(capsys) -> None:
     assert code == 0 and out.startswith(f"hash      {full}")
     code = main(["lookup", "==> Installing py-thing-1.0 [3/9]"])  # no hash in it: a usage error, as before
     assert code == 2 and "bad hash prefix" in capsys.readouterr().err
+
+
+# -- deps -------------------------------------------------------------------------------
+
+BUILDCACHE = Path(__file__).parent / "fixtures" / "buildcache"
+
+
+def _hash_of(fixture: str, name: str) -> str:
+    listed = json.loads((BUILDCACHE / fixture / "expected.json").read_text())["listed"]
+    return next(e["hash"] for e in listed if e["name"] == name)
+
+
+def test_deps_prints_the_link_run_tree_apart_from_build_dependencies(capsys) -> None:
+    cmake = _hash_of("db-v8", "cmake")
+    code, out, _ = run(capsys, "deps", cmake[:7], str(BUILDCACHE / "db-v8"), "--no-cache")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("cmake@3.30.5 %gcc@10.2.1 arch=linux-ubuntu22.04-x86_64_v3 /" + cmake)
+    link_run = lines[lines.index("depends on (link/run):") + 1 : lines.index("build dependencies:")]
+    build = lines[lines.index("build dependencies:") + 1 :]
+    assert any(line.startswith("  zlib@1.3.1 /") for line in link_run)
+    assert any(line.startswith("    gcc-runtime@") and line.endswith("(see above)") for line in link_run)  # under zlib, shown once
+    assert any(line.startswith("  gcc@10.2.1 /") and "%c" in line and "(external)" in line for line in build)
+    assert not any("gcc@10.2.1" in line for line in link_run)
+
+
+def test_deps_json_and_reverse(capsys) -> None:
+    runtime = _hash_of("db-v8", "gcc-runtime")
+    code, out, _ = run(capsys, "deps", runtime, str(BUILDCACHE / "db-v8"), "--no-cache", "--json", "--reverse")
+    assert code == 0
+    record = json.loads(out)
+    assert record["spec"]["hash"] == runtime and record["reverse"] is True
+    users = {(d["name"], d["depth"], d["repeated"]) for d in record["dependents"]}
+    assert {("cmake", 1, False), ("fftpack", 1, False), ("zlib", 1, False), ("cmake", 2, True)} == users
+    cmake = _hash_of("db-v8", "cmake")
+    code, out, _ = run(capsys, "deps", cmake, str(BUILDCACHE / "db-v8"), "--no-cache", "--json")
+    record = json.loads(out)
+    assert [d["name"] for d in record["dependencies"] if d["depth"] == 1] == ["gcc-runtime", "zlib"]
+    assert {d["name"]: d["kind"] for d in record["build"]}["gcc"] == "external"
+    assert record["spec"]["manifest"].endswith(f"/v3/manifests/spec/cmake/cmake-3.30.5-{cmake}.spec.manifest.json")
+
+
+def test_deps_of_a_summary_spec_says_there_is_no_dependency_information(capsys) -> None:
+    code, out, _ = run(capsys, "deps", SAMPLE.hashes[0])
+    assert code == 0 and "no dependency information" in out
+    code, out, _ = run(capsys, "deps", SAMPLE.hashes[0], "--json")
+    assert json.loads(out)["dependencies"] is None
+
+
+def test_deps_missing_and_ambiguous_prefixes(capsys, tmp_path: Path) -> None:
+    code, _, err = run(capsys, "deps", "/zzzzzz", str(BUILDCACHE / "db-v8"), "--no-cache")
+    assert code == 1 and "no spec has a hash starting with" in err
+    node = {"version": "1.0", "arch": {"platform": "linux", "platform_os": "rhel8", "target": "x86_64"}}
+    installs = {h: {"spec": dict(node, name=n, hash=h), "in_buildcache": True} for n, h in (("one", "abcd" + "a" * 28), ("two", "abce" + "a" * 28))}
+    (tmp_path / "index.json").write_text(json.dumps({"database": {"version": "8", "installs": installs}}))
+    code, _, err = run(capsys, "deps", "abc", str(tmp_path / "index.json"), "--no-cache")
+    assert code == 2 and "2 specs have a hash starting with 'abc'; give more characters" in err
+    assert "one@1.0" in err and "two@1.0" in err
