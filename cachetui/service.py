@@ -65,7 +65,7 @@ class IndexService:
         from cachetui.index import snapshot
         from cachetui.index.store import build_index
         from cachetui.sources import gc_paused, read_chunks
-        from cachetui.sources.resolve import has_urls, resolve
+        from cachetui.sources.mirror import has_urls
 
         stored_at = snapshot.snapshot_path(self.cache_dir, self.sources) if self.cache_dir is not None else None
         notes: list[LoadProblem] = []
@@ -73,12 +73,12 @@ class IndexService:
         # Local sources: the snapshot first (a stat per file it was built from). Anything
         # fetched must be asked about first: the snapshot is good only if it did not change.
         if has_urls(self.sources):
-            resolved = resolve(self.sources, self.cache_dir, download)
+            resolved = _resolve(self.sources, self.cache_dir, download)
         if stored_at is not None:
             try:
                 index, saved, files_read = snapshot.load(stored_at, self.sources, revalidated=resolved is not None)
             except snapshot.NeedsRevalidation:
-                resolved = resolve(self.sources, self.cache_dir, download)
+                resolved = _resolve(self.sources, self.cache_dir, download)
                 try:
                     index, saved, files_read = snapshot.load(stored_at, self.sources, revalidated=True)
                 except snapshot.SnapshotError:
@@ -92,7 +92,7 @@ class IndexService:
                 return self._from_snapshot(index, saved + (_fetch_notes(resolved) if resolved else []), files_read, progress)
 
         if resolved is None:
-            resolved = resolve(self.sources, self.cache_dir, download)
+            resolved = _resolve(self.sources, self.cache_dir, download)
         files, stamps, problems = resolved.files, resolved.stamps, resolved.problems
         read_problems: list[LoadProblem] = []
 
@@ -144,6 +144,12 @@ class IndexService:
         if generation is not None and not self.is_current(generation):
             return None
         return result
+
+
+def _resolve(sources: list[str], cache_dir: Path | None, download: DownloadProgress | None) -> Resolved:
+    from cachetui.sources.resolve import resolve  # (urllib and ssl: not for a warm start)
+
+    return resolve(sources, cache_dir, download)
 
 
 def _fetch_notes(resolved: Resolved | None) -> list[LoadProblem]:

@@ -24,7 +24,6 @@ import re
 from cachetui.sources.clearsign import strip_clearsign
 from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.database import DatabaseFile, NotADatabase, looks_like_database, read_database
-from cachetui.sources.fetch import FetchError, read_body
 from cachetui.sources.mirror import MIRROR_DIRECTORIES, Origin, index_blob_of, local_index, origin_of
 from cachetui.model import LoadProblem
 from cachetui.sources.summary import NotASummary, OlderPage, SummaryFile, read_summary
@@ -173,6 +172,8 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
     except OSError as error:
         return None, [LoadProblem(name, _os_reason(error))]
     if kind == "gzip":
+        from cachetui.sources.fetch import FetchError, read_body  # (urllib and ssl: only when needed)
+
         try:
             data = read_body(Path(path), name, MAX_DATABASE_BYTES)
         except FetchError as error:
@@ -235,6 +236,8 @@ def _read_index_manifest(data: bytes, path: str, origin: Origin | None, name: st
     root = origin.root if origin is not None and origin.root is not None else origin_of(os.path.abspath(path)).root
     if root is None:
         raise NotADatabase("a v3 index manifest outside a mirror (no v3/manifests/index/ above it): cannot find its blob")
+    from cachetui.sources.fetch import FetchError, read_body
+
     try:
         blob = os.path.join(root, *index_blob_of(data, name).split("/"))
         body = read_body(Path(blob), blob, MAX_DATABASE_BYTES)

@@ -79,7 +79,9 @@ class _Node(msgspec.Struct, gc=False):
     arch: msgspec.Raw = _NULL
     compiler: msgspec.Raw = _NULL
     parameters: msgspec.Raw = _NULL
-    dependencies: list[_Edge] | dict[str, _Edge] | None = None
+    # Decoded later, a batch of nodes at a time (see _edges): millions of edge objects
+    # alive at once cost gigabytes and, in one decode, three times the time.
+    dependencies: msgspec.Raw = _NULL
     external: msgspec.Raw = _NULL
     annotations: _Annotations | None = None
     hash: str | None = None
@@ -124,6 +126,9 @@ _DECODE_RECORD = msgspec.json.Decoder(_Record)
 _DECODE_RECORD_BY_NAME = msgspec.json.Decoder(_RecordByName)
 _DECODE_ANY = msgspec.json.Decoder()
 _DECODE_NODES = msgspec.json.Decoder(list[_Node])
+_DECODE_EDGES = msgspec.json.Decoder(list[_Edge] | dict[str, _Edge] | None)
+_DECODE_EDGE_LISTS = msgspec.json.Decoder(list[list[_Edge] | dict[str, _Edge] | None])
+_EDGE_BATCH = 20_000  # nodes whose edges are decoded together
 _START = re.compile(rb'\A\s*\{\s*"database"\s*:')
 
 
@@ -330,39 +335,72 @@ def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, bool | N
             if path:
                 db.external_paths[at] = path
 
-    # Edges, flattened: (from, edge) for every edge of every node.
-    flat = [(at, edge) for at, node in enumerate(nodes) if node.dependencies for edge in _edge_list(node.dependencies)]
-    targets = [edge.hash or edge.underscore_hash or edge.full_hash or edge.build_hash or "" for _, edge in flat]
-    kinds = _decoded([bytes(edge.parameters) if edge.parameters != _NULL else b"t" + bytes(edge.type) for _, edge in flat], _edge_kind, (0, ()))
-    to = list(map(position.get, targets))
-    if None in to:  # a hash no record holds becomes a node of its own, named by the edge
-        for i, target in enumerate(to):
-            if target is None:
-                hash_ = targets[i].strip().lower()
-                target = position.get(hash_)
-                if target is None and HASH_RE.match(hash_):
-                    target = position[hash_] = _add_unresolved(db, hash_, flat[i][1].name)
-                to[i] = target if target is not None else -1
-    keep = [i for i, target in enumerate(to) if target >= 0] if -1 in to else None
-    if keep is not None:
-        flat, to, kinds = [flat[i] for i in keep], [to[i] for i in keep], [kinds[i] for i in keep]
-    db.edge_from = array("i", [at for at, _ in flat])
-    db.edge_to = array("i", to)
-    db.edge_types = array("B", [bits for bits, _ in kinds])
-    db.edge_virtuals = [virtuals for _, virtuals in kinds]
-
-    # Compilers from edges: prefer the c edge, then cxx, then fortran.
-    rank_of = {virtuals: min((_COMPILER_VIRTUALS.index(v) for v in virtuals if v in _COMPILER_VIRTUALS_SET), default=None) for _, virtuals in set(kinds)}
+    # Edges, a batch of nodes at a time; compilers from edges: prefer c, then cxx, then fortran.
     found: dict[int, tuple[int, int]] = {}  # node -> (rank of the virtual, compiler node)
-    for i in [i for i, (_, virtuals) in enumerate(kinds) if virtuals and rank_of[virtuals] is not None]:
-        at, rank = flat[i][0], rank_of[kinds[i][1]]
-        if at not in found or rank < found[at][0]:
-            found[at] = (rank, to[i])
+    with_edges = [at for at, node in enumerate(nodes) if node.dependencies != _NULL]
+    bad: list[str] = []
+    edge_kinds: dict[bytes, tuple[int, tuple[str, ...]]] = {b"null": (0, ()), b"tnull": (0, ())}
+    for start in range(0, len(with_edges), _EDGE_BATCH):
+        batch = with_edges[start : start + _EDGE_BATCH]
+        lists = _edge_lists([nodes[at] for at in batch], [hashes[at] for at in batch], bad)
+        _add_edges(db, position, [at for at, edges in zip(batch, lists) if edges for _ in edges],
+                   [edge for edges in lists if edges for edge in edges], edge_kinds, found)
+    if bad:
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        db.problems.append(LoadProblem(source, f"dependencies of {len(bad)} record(s) unreadable, left out: {'; '.join(bad[:3])}{more}", "warning"))
     for at, (_, target) in found.items():
         if sources[at] != _LEGACY and db.versions[target]:
             db.compilers[at] = f"{db.names[target]}@{db.versions[target]}"
             sources[at] = _DEPENDENCY
     db.compiler_sources = array("B", sources) + array("B", [_NONE]) * (len(db.hashes) - len(sources))
+
+
+def _edge_lists(nodes: list[_Node], hashes: list[str], bad: list[str]) -> list[list[_Edge] | None]:
+    """Each node's edges, decoded in one go (one at a time if some node's are malformed)."""
+    try:
+        return [_edge_list(e) if e else None for e in _DECODE_EDGE_LISTS.decode(b"[" + b",".join(bytes(n.dependencies) for n in nodes) + b"]")]
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        pass
+    lists: list[list[_Edge] | None] = []
+    for node, hash_ in zip(nodes, hashes):
+        try:
+            edges = _DECODE_EDGES.decode(node.dependencies)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            bad.append(f"{hash_[:7]} ({error})")
+            edges = None
+        lists.append(_edge_list(edges) if edges else None)
+    return lists
+
+
+def _add_edges(db: DatabaseFile, position: dict[str, int], sources: list[int], edges: list[_Edge],
+               kinds: dict[bytes, tuple[int, tuple[str, ...]]], found: dict[int, tuple[int, int]]) -> None:
+    """Add edges (edges[i] leaves node sources[i]), column by column."""
+    targets = [edge.hash or edge.underscore_hash or edge.full_hash or edge.build_hash or "" for edge in edges]
+    to = list(map(position.get, targets))
+    if None in to:  # a hash no record holds becomes a node of its own, named by the edge
+        for i in [i for i, target in enumerate(to) if target is None]:
+            hash_ = targets[i].strip().lower()
+            target = position.get(hash_)
+            if target is None and HASH_RE.match(hash_):
+                target = position[hash_] = _add_unresolved(db, hash_, edges[i].name or UNKNOWN)
+            to[i] = target
+        keep = [i for i, target in enumerate(to) if target is not None]
+        sources, edges, to = [sources[i] for i in keep], [edges[i] for i in keep], [to[i] for i in keep]
+    raws = [bytes(edge.parameters) for edge in edges]
+    for i in [i for i, raw in enumerate(raws) if raw == b"null"]:
+        raws[i] = b"t" + bytes(edges[i].type)  # spec formats 1-3
+    for raw in set(raws).difference(kinds):
+        kinds[raw] = _edge_kind(raw)
+    edge_kinds = list(map(kinds.__getitem__, raws))
+    db.edge_from.extend(sources)
+    db.edge_to.extend(to)
+    db.edge_types.extend([bits for bits, _ in edge_kinds])
+    db.edge_virtuals.extend([virtuals for _, virtuals in edge_kinds])
+    for i in [i for i, (_, virtuals) in enumerate(edge_kinds) if virtuals and not _COMPILER_VIRTUALS_SET.isdisjoint(virtuals)]:
+        virtuals, at = edge_kinds[i][1], sources[i]
+        rank = min(_COMPILER_VIRTUALS.index(v) for v in virtuals if v in _COMPILER_VIRTUALS_SET)
+        if at not in found or rank < found[at][0]:
+            found[at] = (rank, to[i])
 
 
 def _valid_records(records: list[tuple[str, _Node, bool | None]], db: DatabaseFile, source: str) -> list[tuple[str, _Node, bool | None]]:

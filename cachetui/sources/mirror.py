@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import msgspec
 
 from cachetui.sources.clearsign import strip_clearsign
-from cachetui.sources.fetch import FetchError
 
 V3_INDEX = "v3/manifests/index/index.manifest.json"
 V2_INDEX = "build_cache/index.json"
@@ -20,6 +19,13 @@ MIRROR_DIRECTORIES = frozenset({"build_cache", "v3", "blobs"})  # what a walk sk
 # A cache.spack.io ref: develop, a weekly snapshot, a release (older ones under releases/).
 _REF = re.compile(r"^(develop|develop-\d{4}-\d{2}-\d{2}|v\d+\.\d+(\.\d+)?)$")
 _BLOB = re.compile(r"^(.*?)/?blobs/[a-z0-9]+/[0-9a-f]{2}/[0-9a-f]+$")
+
+
+_URL = re.compile(r"(?i)^(https?|file|s3)://")
+
+
+def has_urls(sources: list[str]) -> bool:
+    return any(_URL.match(s) for s in sources)
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,8 @@ def binary_files(origin_root: str | None, layout: int | None, name: str, version
 def index_blob_of(data: bytes, source: str) -> str:
     """The blob path (`blobs/<alg>/<c[:2]>/<c>`) of the database a v3 index manifest names.
     Raises FetchError(source, reason) when it names none."""
+    from cachetui.sources.fetch import FetchError
+
     try:
         manifest = msgspec.json.decode(strip_clearsign(data))
     except msgspec.DecodeError as error:

@@ -39,10 +39,6 @@ class Resolved:
     problems: list[LoadProblem] = field(default_factory=list)
 
 
-def has_urls(sources: list[str]) -> bool:
-    return any(is_url(s) for s in sources)
-
-
 def resolve(sources: list[str], cache_dir: Path | None, on_download: DownloadProgress | None = None) -> Resolved:
     resolver = _Resolver(cache_dir, on_download)
     for source in sources:
