@@ -191,3 +191,34 @@ def test_offline_a_fetched_index_is_used_from_the_cache_with_a_warning(serve, tm
     assert again.index.n_specs == first.index.n_specs
     notes = [p for p in again.problems if p.severity == "warning" and "using the copy" in p.message]
     assert notes and "connection refused" in notes[0].message
+
+
+# -- the on-disk index keeps the graph ---------------------------------------------------
+
+
+def _deps_by_hash(index) -> dict[str, list[tuple[str, str, int]]]:
+    graph = index.graph
+    return {index.hashes[r]: [(d.name, d.hash, d.deptypes) for d in graph.dependencies(graph.node_of_row(r))] for r in range(index.n_specs)}
+
+
+def test_the_graph_survives_the_on_disk_index_and_a_damaged_graph_file_is_rebuilt(tmp_path):
+    source = FIXTURES / "db-v7"
+    cold = load(source, tmp_path)
+    assert not cold.from_snapshot
+    want = _deps_by_hash(cold.index)
+    assert any(want.values())
+    warm = load(source, tmp_path)
+    assert warm.from_snapshot and _deps_by_hash(warm.index) == want
+    used_by = {warm.index.hashes[r]: len(warm.index.graph.dependents(warm.index.graph.node_of_row(r))) for r in range(warm.index.n_specs)}
+    assert used_by == {cold.index.hashes[r]: len(cold.index.graph.dependents(cold.index.graph.node_of_row(r))) for r in range(cold.index.n_specs)}
+
+    graph_file = next(tmp_path.glob("*.graph"))
+    data = bytearray(graph_file.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    graph_file.write_bytes(bytes(data))
+    damaged = load(source, tmp_path)
+    assert damaged.from_snapshot and damaged.index.n_specs == cold.index.n_specs
+    assert not damaged.index.graph  # no graph, no crash, and a reason to show
+    assert "checksum mismatch" in damaged.index.graph_problem
+    rebuilt = load(source, tmp_path)  # the snapshot was dropped with it: built again
+    assert not rebuilt.from_snapshot and _deps_by_hash(rebuilt.index) == want

@@ -41,6 +41,10 @@ class SnapshotError(Exception):
     """The snapshot is absent, stale, foreign or damaged: rebuild from the sources."""
 
 
+class GraphError(Exception):
+    """The dependency graph could not be read from the snapshot (str() says why)."""
+
+
 class NeedsRevalidation(SnapshotError):
     """Built from fetched files: usable only once the fetches say nothing changed."""
 
@@ -52,24 +56,21 @@ def snapshot_path(cache_dir: Path, sources: list[str]) -> Path:
 
 def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[str], stamps: list[Stamp], files: int,
          fetched: bool = False) -> None:
-    """Write atomically (temp file, then rename). Raises OSError when the disk says no."""
+    """Write atomically (temp file, then rename). Raises OSError when the disk says no.
+
+    The dependency graph goes in a file of its own beside it, read only when something
+    asks for dependencies: `stats`, `search` and `lookup` never pay for it."""
     parts = index.parts
     arrays: list[tuple[str, np.ndarray]] = [("starts", parts.starts), ("hash_order", parts.hash_order)]
     arrays += [(f"codes.{c}", a) for c, a in parts.codes.items()]
     arrays += [(f"histogram.{f}", parts.facet_histograms[f]) for f in FACETS]
-    arrays += [(f"graph.{name}", getattr(parts.graph, name)) for name in _GRAPH_ARRAYS]
-    blobs: list[tuple[str, bytes]] = [("hashes", parts.hash_blob), ("graph.node_hashes", parts.graph.node_hashes)]
+    blobs: list[tuple[str, bytes]] = [("hashes", parts.hash_blob)]
     blobs += [(f"bits.{f}.{i}", b) for f in FACETS for i, b in enumerate(parts.facet_bits[f])]
-    layout, payload, offset = [], [], 0
-    for name, array in arrays:
-        data = np.ascontiguousarray(array).tobytes()
-        layout.append({"name": name, "dtype": array.dtype.str, "offset": offset, "length": len(data)})
-        payload.append(data)
-        offset += len(data)
-    for name, data in blobs:
-        layout.append({"name": name, "dtype": "bytes", "offset": offset, "length": len(data)})
-        payload.append(data)
-        offset += len(data)
+    graph = index.graph.parts
+    token = os.urandom(8).hex() if graph.n_nodes else None  # pairs this file with its graph file
+    if token is not None:
+        _write(_graph_path(path), {"format": FORMAT, "token": token, "rows": index.n_specs, **_graph_header(graph)},
+               [(f"graph.{name}", getattr(graph, name)) for name in _GRAPH_ARRAYS], [("graph.node_hashes", graph.node_hashes)])
     header = {
         "format": FORMAT,
         "cachetui": __version__,
@@ -88,14 +89,32 @@ def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[st
         "facet_values": parts.facet_values,
         "problems": [[p.source, p.message, p.severity] for p in problems],
         "origins": parts.origins,
-        "graph": {
-            "names": parts.graph.names, "versions": parts.graph.versions, "compilers": parts.graph.compilers,
-            "virtual_sets": parts.graph.virtual_sets,
-            "external_paths": [[n, p] for n, p in parts.graph.external_paths.items()],
-        },
-        "layout": layout,
+        "graph_token": token,
     }
-    head = json.dumps(header, ensure_ascii=False).encode("utf-8")
+    _write(path, header, arrays, blobs)
+
+
+def _graph_header(graph: GraphParts) -> dict[str, Any]:
+    return {"names": graph.names, "versions": graph.versions, "compilers": graph.compilers, "virtual_sets": graph.virtual_sets,
+            "external_paths": [[n, p] for n, p in graph.external_paths.items()]}
+
+
+def _graph_path(path: Path) -> Path:
+    return path.with_name(path.name + ".graph")
+
+
+def _write(path: Path, header: dict[str, Any], arrays: list[tuple[str, np.ndarray]], blobs: list[tuple[str, bytes]]) -> None:
+    layout, payload, offset = [], [], 0
+    for name, array in arrays:
+        data = np.ascontiguousarray(array).tobytes()
+        layout.append({"name": name, "dtype": array.dtype.str, "offset": offset, "length": len(data)})
+        payload.append(data)
+        offset += len(data)
+    for name, data in blobs:
+        layout.append({"name": name, "dtype": "bytes", "offset": offset, "length": len(data)})
+        payload.append(data)
+        offset += len(data)
+    head = json.dumps({**header, "layout": layout}, ensure_ascii=False).encode("utf-8")
     crc = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
@@ -114,9 +133,8 @@ def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[st
         raise
 
 
-def load(path: Path, sources: list[str], revalidated: bool = False) -> tuple[Index, list[LoadProblem], int]:
-    """The Index saved at `path` for exactly these sources, unchanged since (every file and
-    directory stamp still the same), or SnapshotError saying why not."""
+def _read(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(header, pieces by name) of a file `_write` wrote; SnapshotError if it is not one."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -134,20 +152,65 @@ def load(path: Path, sources: list[str], revalidated: bool = False) -> tuple[Ind
         header = json.loads(data[start : start + head_length])
     except ValueError:
         raise SnapshotError("unreadable header") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("cachetui") != __version__:
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise SnapshotError("written by another version of cachetui")
+    payload = body[start + head_length :]
+    pieces: dict[str, Any] = {}
+    try:
+        for entry in header["layout"]:
+            offset, length = int(entry["offset"]), int(entry["length"])
+            if offset < 0 or length < 0 or offset + length > len(payload):
+                raise ValueError(f"{entry['name']} lies outside the file")
+            raw = payload[offset : offset + length]
+            is_blob = entry["name"] in ("hashes", "graph.node_hashes") or entry["name"].startswith("bits.")
+            if (entry["dtype"] == "bytes") != is_blob:  # a forged kind would crash later, not be caught
+                raise ValueError(f"{entry['name']} holds the wrong kind of data")
+            pieces[entry["name"]] = bytes(raw) if entry["dtype"] == "bytes" else np.frombuffer(raw, dtype=np.dtype(entry["dtype"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise SnapshotError(f"inconsistent contents ({error})") from None
+    return header, pieces
+
+
+def load(path: Path, sources: list[str], revalidated: bool = False) -> tuple[Index, list[LoadProblem], int]:
+    """The Index saved at `path` for exactly these sources, unchanged since (every file and
+    directory stamp still the same), or SnapshotError saying why not."""
+    header, pieces = _read(path)
+    if header.get("cachetui") != __version__:
         raise SnapshotError("written by another version of cachetui")
     if header.get("fetched") and not revalidated:
         raise NeedsRevalidation("built from fetched files")
     if header.get("sources") != [os.path.abspath(s) for s in sources] or not _unchanged(header.get("stamps")):
         raise SnapshotError("the sources changed since it was written")
-    payload = body[start + head_length :]
     try:
-        parts = _parts(header, payload)
+        parts = _parts(header, pieces)
         problems = [LoadProblem(s, m, v) for s, m, v in header["problems"]]
         files = int(header["files"])
+        token = header["graph_token"]
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise SnapshotError(f"inconsistent contents ({error})") from None
-    return Index(parts), problems, files
+    rows = int(header["rows"])
+    if token is None:
+        return Index(parts), problems, files
+    return Index(parts, graph_loader=lambda: _load_graph(path, token, rows)), problems, files
+
+
+def _load_graph(path: Path, token: str, rows: int) -> GraphParts:
+    """The graph file that belongs with the snapshot at `path`. On any fault the snapshot is
+    removed (the next start rebuilds both) and GraphError says why."""
+    try:
+        header, pieces = _read(_graph_path(path))
+        if header.get("token") != token or header.get("rows") != rows:
+            raise SnapshotError("its dependency file belongs to another snapshot")
+        try:
+            return _graph(header, pieces, rows)
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise SnapshotError(f"dependency file inconsistent ({error})") from None
+    except SnapshotError as why:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        raise GraphError(f"dependency data in the on-disk index not readable ({why}); it is rebuilt at the next start") from None
 
 
 def _graph(header: dict[str, Any], pieces: dict[str, Any], rows: int) -> GraphParts:
@@ -186,17 +249,7 @@ def _unchanged(stamps: Any) -> bool:
         return False
 
 
-def _parts(header: dict[str, Any], payload: memoryview) -> IndexParts:
-    pieces: dict[str, Any] = {}
-    for entry in header["layout"]:
-        offset, length = int(entry["offset"]), int(entry["length"])
-        if offset < 0 or length < 0 or offset + length > len(payload):
-            raise ValueError(f"{entry['name']} lies outside the file")
-        raw = payload[offset : offset + length]
-        is_blob = entry["name"] in ("hashes", "graph.node_hashes") or entry["name"].startswith("bits.")
-        if (entry["dtype"] == "bytes") != is_blob:  # a forged kind would crash later, not be caught
-            raise ValueError(f"{entry['name']} holds the wrong kind of data")
-        pieces[entry["name"]] = bytes(raw) if entry["dtype"] == "bytes" else np.frombuffer(raw, dtype=np.dtype(entry["dtype"]))
+def _parts(header: dict[str, Any], pieces: dict[str, Any]) -> IndexParts:
     rows = int(header["rows"])
     values = {c: list(map(str, v)) for c, v in header["values"].items()}
     codes = {name.split(".", 1)[1]: array for name, array in pieces.items() if name.startswith("codes.")}
@@ -226,7 +279,6 @@ def _parts(header: dict[str, Any], payload: memoryview) -> IndexParts:
         raise ValueError("facet histograms")
     return IndexParts(
         origins={str(k): [None if v[0] is None else str(v[0]), v[1] if v[1] in (2, 3) else None] for k, v in header["origins"].items()},
-        graph=_graph(header["graph"], pieces, rows),
         packages=packages, starts=starts.astype(np.int64), values=values, codes=codes, stack_names=stack_names,
         stacksets=stacksets, variantsets=variantsets, hash_blob=pieces["hashes"], hash_order=order.astype(np.int32),
         sizes={int(r): int(s) for r, s in header["sizes"]}, tarballs={int(r): str(t) for r, t in header["tarballs"]},

@@ -9,6 +9,7 @@ with a sorted 64-bit key of their first 8 characters for prefix search.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 from dataclasses import dataclass, field
@@ -96,8 +97,14 @@ class IndexParts:
 class Index:
     """Immutable, columnar. Rows are ints; ask the index for anything about a row."""
 
-    def __init__(self, parts: IndexParts) -> None:
+    def __init__(self, parts: IndexParts, graph_loader: Callable[[], GraphParts] | None = None) -> None:
         self.parts = parts
+        # The dependency graph: built with the index, or read from the snapshot's graph file
+        # when first asked for (`stats` and `search` never ask).
+        self._graph_loader = graph_loader
+        self._graph: Graph | None = None if graph_loader is not None else Graph(parts.graph)
+        self._graph_lock = threading.Lock()
+        self.graph_problem: str | None = None
         self.packages: list[str] = parts.packages
         self.packages_lower: list[str] = [p.lower() for p in parts.packages]
         self.package_ranker = NameRanker(self.packages_lower)
@@ -117,8 +124,20 @@ class Index:
         self._facet_totals = {f: h.sum(axis=0, dtype=np.int64).tolist() for f, h in parts.facet_histograms.items()}
         self.all_rows: int = (1 << self.n_specs) - 1
         self._where: dict[tuple[str, Hashable], int] = {}  # rows_where's answers, by test
-        self.graph = Graph(parts.graph)
 
+    @property
+    def graph(self) -> Graph:
+        if self._graph is None:
+            with self._graph_lock:  # the app's load worker and its UI thread may both ask
+                if self._graph is None:
+                    try:
+                        parts = self._graph_loader()
+                    except Exception as error:  # GraphError, or anything a damaged file causes
+                        self.graph_problem = str(error)
+                        parts = GraphParts(row_nodes=np.full(self.n_specs, -1, dtype=np.int32))
+                    self.parts.graph = parts
+                    self._graph = Graph(parts)
+        return self._graph
     # -- sizes --------------------------------------------------------------------------
 
     @property
