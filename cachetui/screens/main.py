@@ -27,6 +27,7 @@ from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
 from cachetui.textsafe import visible
+from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.line_list import LineList
 from cachetui.widgets.package_list import PackageList
@@ -267,6 +268,21 @@ class MainScreen(Screen):
         elif isinstance(event.line_list, SpecList):
             self.query_one(SpecDetail).focus()
 
+    def on_dependency_list_chosen(self, event: DependencyList.Chosen) -> None:
+        """Enter on a dependency in the detail pane: go to its spec, or say why not."""
+        from cachetui.index.deps import rows_of  # the index brings numpy: not before the first frame
+
+        index, detail = self.service.index, self.query_one(SpecDetail)
+        if index is None:
+            return
+        tag = index.field("tag", detail.row) if detail.row is not None else None
+        rows = rows_of(index, event.dependency, tag)
+        if rows:
+            self.jump_to(rows[0])
+            detail.focus()  # stay in the pane: the next dependency is a key away
+        else:
+            self.notify(visible(_not_loaded(index, event.dependency)), title="Dependency", markup=False)
+
     # -- hash lookup --------------------------------------------------------------------
 
     def _go_to_specs(self, rows: list[int], prefix: str, narrowed: bool) -> None:
@@ -330,6 +346,22 @@ class MainScreen(Screen):
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):
             self.query_one(PackageList).focus()
+
+
+def _not_loaded(index, dependency) -> str:
+    """Why a dependency has no spec to go to, in the user's terms."""
+    label = f"{dependency.name}@{dependency.version}" if dependency.version else dependency.name
+    label += f" /{dependency.hash[:7]}"
+    kind = dependency.kind_name
+    if kind == "external":
+        path = index.graph.external_path(dependency.node) if index.graph else None
+        where = f" ({path})" if path else ""
+        return f"{label} is an external{where}, not a binary in the loaded caches"
+    if kind == "not in the build cache":
+        return f"{label} is not in the build cache: its index records it, without a binary"
+    if kind == "a dependency in a spec file":
+        return f"{label} is only named as a dependency in a spec file, not a binary in the loaded caches"
+    return f"{label} is not in the loaded caches"
 
 
 def _parsed(text: str) -> Query | None:

@@ -1,4 +1,9 @@
-"""The detail pane of the highlighted spec; it follows the `row` reactive."""
+"""The detail pane of the highlighted spec; it follows the `row` reactive.
+
+Below the fields, the spec's dependencies (DependencyList): the pane holds the focus, and
+up/down (j/k) move through the dependency lines, enter goes to the highlighted one. Where
+there is no dependency line to move to, up/down scroll the pane as before.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +11,31 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from cachetui.index.highlight import NO_MARKS, SpecMarks
 from cachetui.output import size_text
 from cachetui.textsafe import visible
+from cachetui.widgets.dependency_list import DependencyList
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
 
 
-class SpecDetail(VerticalScroll, can_focus=True):
+class SpecDetail(VerticalScroll, can_focus=True, can_focus_children=False):
+    HELP_GROUP = "detail pane"
+    BINDINGS = [
+        Binding("up,k", "dependency_up", "Previous dependency", show=False, id="dependency-up",
+                tooltip="Detail pane: highlight the dependency line above (or scroll up)"),
+        Binding("down,j", "dependency_down", "Next dependency", show=False, id="dependency-down",
+                tooltip="Detail pane: highlight the dependency line below (or scroll down)"),
+        Binding("enter", "go_to_dependency", "Go to dependency", id="go-to-dependency",
+                tooltip="Detail pane: go to the highlighted dependency's spec, when it is loaded"),
+    ]
     COMPONENT_CLASSES = {"spec-detail--match"}
 
     row: reactive[int | None] = reactive(None)
@@ -30,13 +47,60 @@ class SpecDetail(VerticalScroll, can_focus=True):
 
     def compose(self):
         yield Static(Text("Highlight a spec to see its details.", style="dim"), id="detail-body")
+        yield DependencyList(id="dependencies")
 
     def watch_row(self, row: int | None) -> None:
         self._render_detail()
+        self._render_dependencies()
         self.scroll_home(animate=False)
 
     def watch_marks(self) -> None:
         self._render_detail()
+
+    def _render_dependencies(self) -> None:
+        dependencies = self.query_one(DependencyList)
+        could_go = dependencies.has_dependencies
+        if self.index is None or self.row is None:
+            dependencies.clear()
+        else:
+            from cachetui.index.deps import dependencies_of  # the index brings numpy: see above
+
+            dependencies.show(dependencies_of(self.index, self.row), self.index.graph)
+        if self.has_focus and dependencies.has_dependencies != could_go:
+            self.refresh_bindings()  # enter shows in the footer only where there is a line to go to
+
+    # -- the dependency lines -------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "go_to_dependency":
+            return self.query_one(DependencyList).has_dependencies
+        return True
+
+    def action_dependency_up(self) -> None:
+        if not self._move_dependency(-1):
+            self.scroll_up(animate=False)  # above the first line: the fields
+
+    def action_dependency_down(self) -> None:
+        if not self._move_dependency(1):
+            self.scroll_down(animate=False)
+
+    def action_go_to_dependency(self) -> None:
+        self.query_one(DependencyList).choose()
+
+    def _move_dependency(self, step: int) -> bool:
+        dependencies = self.query_one(DependencyList)
+        if not dependencies.move(step):
+            return False
+        # Keep the highlighted line in view; the list scrolls with the pane, as one document.
+        top, first = dependencies.virtual_region.y, dependencies.context_top()
+        self.scroll_to_region(Region(0, top + first, 1, dependencies.cursor - first + 1), animate=False, immediate=True)
+        return True
+
+    def on_focus(self) -> None:
+        self.query_one(DependencyList).refresh_cursor()
+
+    def on_blur(self) -> None:
+        self.query_one(DependencyList).refresh_cursor()
 
     def _render_detail(self) -> None:
         body = self.query_one("#detail-body", Static)
