@@ -8,6 +8,7 @@ listed apart: they are not in the installed prefix's closure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cachetui.index.graph import Dependency, Graph
@@ -29,7 +30,7 @@ class Dependencies:
 
     tree: list[TreeLine]  # link/run, transitively
     build: list[Dependency]  # direct build-only dependencies
-    used_by: list[Dependency]  # direct dependents
+    used_by: Sequence[Dependency]  # direct dependents, in name order (made as they are read)
     cut: bool = False  # the tree had more than MOST_LINES lines
 
     @property
@@ -46,7 +47,7 @@ def dependencies_of(index: Index, row: int, most: int = MOST_LINES) -> Dependenc
     tree, cut = dependency_tree(graph, node, most)
     direct = graph.dependencies(node)
     build = _sorted([d for d in direct if d.build_only])
-    return Dependencies(tree=tree, build=build, used_by=_sorted(graph.dependents(node)), cut=cut)
+    return Dependencies(tree=tree, build=build, used_by=graph.dependents(node), cut=cut)
 
 
 def dependency_tree(graph: Graph, node: int, most: int = MOST_LINES) -> tuple[list[TreeLine], bool]:
@@ -72,7 +73,7 @@ def reverse_tree(graph: Graph, node: int, most: int = MOST_LINES) -> tuple[list[
     """What depends on `node`, transitively, through any kind of edge."""
     lines: list[TreeLine] = []
     seen = {node}
-    stack: list[tuple[int, Dependency]] = [(1, d) for d in reversed(_sorted(graph.dependents(node)))]
+    stack: list[tuple[int, Dependency]] = [(1, d) for d in reversed(list(graph.dependents(node)))]
     while stack:
         if len(lines) >= most:
             return lines, True
@@ -82,7 +83,7 @@ def reverse_tree(graph: Graph, node: int, most: int = MOST_LINES) -> tuple[list[
             continue
         seen.add(dependent.node)
         lines.append(TreeLine(depth, dependent))
-        stack.extend((depth + 1, d) for d in reversed(_sorted(graph.dependents(dependent.node))))
+        stack.extend((depth + 1, d) for d in reversed(list(graph.dependents(dependent.node))))
     return lines, False
 
 

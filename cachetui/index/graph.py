@@ -8,7 +8,7 @@ node n are edge_to[edge_starts[n]:edge_starts[n + 1]]; "used by" is the same, re
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -108,15 +108,46 @@ class Graph:
 
     def dependencies(self, node: int) -> list[Dependency]:
         p = self.parts
-        start, end = int(p.edge_starts[node]), int(p.edge_starts[node + 1])
-        return [self._end(int(p.edge_to[e]), e) for e in range(start, end)]
+        edges = np.arange(int(p.edge_starts[node]), int(p.edge_starts[node + 1]))
+        return self._ends(p.edge_to[edges], edges)
 
-    def dependents(self, node: int) -> list[Dependency]:
-        """What uses `node` ("used by"), each with the edge's types."""
+    def dependents(self, node: int) -> DependencyView:
+        """What uses `node` ("used by"), each with the edge's types, in name, version, hash
+        order. A runtime library can have a hundred thousand dependents: they are sorted
+        as arrays, and each record is made only when it is read."""
         p = self.parts
-        start, end = int(p.reverse_starts[node]), int(p.reverse_starts[node + 1])
-        sources = self._edge_sources()
-        return [self._end(int(sources[e]), e) for e in p.reverse_edges[start:end].tolist()]
+        edges = p.reverse_edges[int(p.reverse_starts[node]) : int(p.reverse_starts[node + 1])]
+        nodes = self._edge_sources()[edges]
+        if len(nodes) > 1:
+            order = np.lexsort((np.frombuffer(p.node_hashes, dtype="S32")[nodes], self._version_rank()[p.version_codes[nodes]],
+                                self._name_rank()[p.name_codes[nodes]]))
+            nodes, edges = nodes[order], edges[order]
+        return DependencyView(self, nodes, edges)
+
+    def _name_rank(self) -> np.ndarray:
+        rank = getattr(self, "_names_ranked", None)
+        if rank is None:
+            rank = self._names_ranked = _text_rank(self.parts.names)
+        return rank
+
+    def _version_rank(self) -> np.ndarray:
+        rank = getattr(self, "_versions_ranked", None)
+        if rank is None:
+            rank = self._versions_ranked = _text_rank(self.parts.versions)
+        return rank
+
+    def _ends(self, nodes: np.ndarray, edges: np.ndarray) -> list[Dependency]:
+        """Dependency records for the other ends of `edges`, column by column: a runtime
+        library can have tens of thousands of dependents, and the pane asks on every move."""
+        p = self.parts
+        names, versions = p.names, p.versions
+        hashes = np.frombuffer(p.node_hashes, dtype="S32")[nodes].tolist()
+        virtual_sets = [tuple(v) for v in p.virtual_sets]
+        return [
+            Dependency(n, names[name], versions[version], h.decode("ascii"), t, virtual_sets[v], k)
+            for n, name, version, h, t, v, k in zip(nodes.tolist(), p.name_codes[nodes].tolist(), p.version_codes[nodes].tolist(), hashes,
+                                                     p.edge_types[edges].tolist(), p.edge_virtuals[edges].tolist(), p.kinds[nodes].tolist())
+        ]
 
     def _edge_sources(self) -> np.ndarray:
         """edge id -> the node it leaves (the CSR row it is in)."""
@@ -126,10 +157,34 @@ class Graph:
             sources = self._sources = np.repeat(np.arange(p.n_nodes, dtype=np.int32), np.diff(p.edge_starts))
         return sources
 
-    def _end(self, node: int, edge: int) -> Dependency:
-        p = self.parts
-        return Dependency(node, self.name(node), self.version(node), self.hash(node), int(p.edge_types[edge]),
-                          tuple(p.virtual_sets[p.edge_virtuals[edge]]), self.kind(node))
+
+class DependencyView(Sequence[Dependency]):
+    """The other ends of some edges, made into Dependency records as they are read."""
+
+    def __init__(self, graph: Graph, nodes: np.ndarray, edges: np.ndarray) -> None:
+        self._graph, self._nodes, self._edges = graph, nodes, edges
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __getitem__(self, item):  # type: ignore[override]
+        if isinstance(item, slice):
+            return self._graph._ends(self._nodes[item], self._edges[item])
+        if item < 0:
+            item += len(self._nodes)
+        if not 0 <= item < len(self._nodes):
+            raise IndexError(item)
+        return self._graph._ends(self._nodes[item : item + 1], self._edges[item : item + 1])[0]
+
+    def __iter__(self) -> Iterator[Dependency]:
+        for start in range(0, len(self._nodes), 4096):
+            yield from self[start : start + 4096]
+
+
+def _text_rank(values: list[str]) -> np.ndarray:
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values))
+    return rank
 
 
 def build_graph(files: Iterable[DatabaseFile], row_hashes: bytes) -> GraphParts:
