@@ -12,6 +12,7 @@ from cachetui.screens.main import MainScreen
 from cachetui.service import IndexService
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.line_list import LineList
+from cachetui.widgets.spec_detail import SpecDetail
 
 
 class CacheTUI(App):
@@ -46,4 +47,4 @@ class CacheTUI(App):
 
 
 # Whose bindings the help lists, in this order.
-HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar, HashLookupScreen]
+HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar, SpecDetail, HashLookupScreen]

@@ -234,6 +234,8 @@ def _deps(options: argparse.Namespace) -> int:
         raise _UsageError(f"{len(hashes)} specs have a hash starting with {visible(shown)!r}; give more characters:\n{visible(listed)}")
     row = rows[0]
     found = dependencies_of(index, row)
+    if index.graph_problem:
+        print(f"cachetui: warning: {visible(index.graph_problem)}", file=sys.stderr)
     if options.reverse and found is not None:
         tree, cut = reverse_tree(index.graph, index.graph.node_of_row(row))
     else:

@@ -14,6 +14,14 @@ class LoadProgress(Message):
         self.done, self.total, self.specs = done, total, specs
 
 
+class DownloadProgress(Message):
+    """A download under way: bytes so far, and in all when the server said."""
+
+    def __init__(self, url: str, done: int, total: int | None) -> None:
+        super().__init__()
+        self.url, self.done, self.total = url, done, total
+
+
 class Loaded(Message):
     def __init__(self, report: LoadReport) -> None:
         super().__init__()

@@ -288,3 +288,42 @@ async def test_markup_in_a_dependency_name_is_shown_literally(tmp_path: Path, na
         lines = pane(app)
         assert lines[0] == f"{name}@1.0"
         assert f"  app@1.0 /{fake_hash(1)[:7]} [link]" in lines
+
+
+# -- a mirror over HTTP: the download shows in the status line ----------------------------
+
+
+async def test_a_mirror_url_loads_and_its_download_shows_in_the_status_line(tmp_path):
+    import functools
+    import threading
+    import time
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Slow(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def copyfile(self, source, output):  # the blob arrives in pieces, slowly
+            while piece := source.read(2048):
+                output.write(piece)
+                output.flush()
+                time.sleep(0.05)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Slow, directory=str(MIRROR)))
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+    seen: list[str] = []
+    try:
+        app = CacheTUI(service=IndexService([f"http://127.0.0.1:{server.server_address[1]}/"], cache_dir=tmp_path / "cache"))
+        async with app.run_test(size=SMALL) as pilot:
+            status = app.screen.query_one("#status")
+            for _ in range(300):  # watch the status line while it loads
+                seen.append(str(status.render()))
+                if app.service.report is not None:
+                    break
+                await pilot.pause(0.02)
+            await settle(app, pilot)
+            assert str(status.render()).startswith("6 of 6 packages · 6 of 6 specs")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert any(" · downloading " in line and " MB" in line for line in seen), seen

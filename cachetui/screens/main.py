@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
 from cachetui.index.query import Query, QueryError, parse_query
-from cachetui.messages import LoadFailed, Loaded, LoadProgress, ResultReady
+from cachetui.messages import DownloadProgress, LoadFailed, Loaded, LoadProgress, ResultReady
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
@@ -85,15 +85,23 @@ class MainScreen(Screen):
             report = self.service.load(
                 progress=lambda done, total, specs: self.post_message(LoadProgress(done, total, specs)),
                 cancelled=lambda: worker.is_cancelled,
+                download=lambda url, done, total: self.post_message(DownloadProgress(url, done, total)),
             )
         except Exception as error:  # never a traceback in front of the user
             self.post_message(LoadFailed(f"{type(error).__name__}: {error}"))
             return
         if not worker.is_cancelled:
             self.post_message(Loaded(report))
+            _ = report.index.graph  # read the dependency graph here, not on the first move in the UI
 
     def on_load_progress(self, message: LoadProgress) -> None:
         self._loading = f"loading {message.done:,} of {message.total:,} files, {message.specs:,} specs"
+        self._update_status()
+
+    def on_download_progress(self, message: DownloadProgress) -> None:
+        name = message.url.rstrip("/").rsplit("/", 1)[-1][:40]
+        done = _megabytes(message.done)
+        self._loading = f"downloading {name}: {done} of {_megabytes(message.total)} MB" if message.total else f"downloading {name}: {done} MB"
         self._update_status()
 
     def on_load_failed(self, message: LoadFailed) -> None:
@@ -278,7 +286,7 @@ class MainScreen(Screen):
         tag = index.field("tag", detail.row) if detail.row is not None else None
         rows = rows_of(index, event.dependency, tag)
         if rows:
-            self.jump_to(rows[0])
+            self.jump_to(rows[0], "Dependency")
             detail.focus()  # stay in the pane: the next dependency is a key away
         else:
             self.notify(visible(_not_loaded(index, event.dependency)), title="Dependency", markup=False)
@@ -300,7 +308,7 @@ class MainScreen(Screen):
         if row is not None:
             self.jump_to(row)
 
-    def jump_to(self, row: int) -> None:
+    def jump_to(self, row: int, why: str = "Hash lookup") -> None:
         """Highlight the package and the spec of `row`, clearing the facets or the search
         (or both) if they hide it."""
         index = self.service.index
@@ -315,7 +323,7 @@ class MainScreen(Screen):
                 self.query_one("#search", Input).value = ""
             self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
             if cleared:  # (else the shown result was only out of date)
-                self.notify(f"{cleared.capitalize()} cleared to show /{index.hashes[row][:7]}", title="Hash lookup")
+                self.notify(f"{cleared.capitalize()} cleared to show /{index.hashes[row][:7]}", title=why)
         packages, specs = self.query_one(PackageList), self.query_one(SpecList)
         packages.select_package(package)
         self._show_package(package)
@@ -362,6 +370,10 @@ def _not_loaded(index, dependency) -> str:
     if kind == "a dependency in a spec file":
         return f"{label} is only named as a dependency in a spec file, not a binary in the loaded caches"
     return f"{label} is not in the loaded caches"
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:,.1f}"
 
 
 def _parsed(text: str) -> Query | None:

@@ -117,11 +117,14 @@ class DependencyList(Widget, can_focus=False):
 
     # -- content --------------------------------------------------------------------------
 
-    def show(self, dependencies: Dependencies | None, graph: Graph | None) -> None:
-        """Show a spec's dependencies; None: its source has no dependency information."""
+    def show(self, dependencies: Dependencies | None, graph: Graph | None, problem: str | None = None) -> None:
+        """Show a spec's dependencies; None: its source has no dependency information (or,
+        with `problem`, the on-disk index could not give it)."""
         self._graph = graph
         self.set_reactive(DependencyList.cursor, None)
-        if dependencies is None:
+        if dependencies is None and problem:
+            self._lines = _Lines([_Line("", None, f"dependencies: {problem}", "dependency-list--dim")])
+        elif dependencies is None:
             if self._lines is _NO_SOURCE:
                 return  # the same line as for the last spec: nothing to lay out or paint
             self._lines = _NO_SOURCE

@@ -65,7 +65,7 @@ class SpecDetail(VerticalScroll, can_focus=True, can_focus_children=False):
         else:
             from cachetui.index.deps import dependencies_of  # the index brings numpy: see above
 
-            dependencies.show(dependencies_of(self.index, self.row), self.index.graph)
+            dependencies.show(dependencies_of(self.index, self.row), self.index.graph, self.index.graph_problem)
         if self.has_focus and dependencies.has_dependencies != could_go:
             self.refresh_bindings()  # enter shows in the footer only where there is a line to go to
 
