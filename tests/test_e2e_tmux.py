@@ -26,7 +26,7 @@ INSTALLED = Path(sys.executable).parent / "cachetui"
 
 
 class Terminal:
-    def __init__(self, width: int, height: int, cwd: Path) -> None:
+    def __init__(self, width: int, height: int, cwd: Path, args: tuple[str, ...] = ()) -> None:
         assert TMUX, "tmux is needed for the end-to-end tests (.ci/run installs it)"
         assert INSTALLED.exists(), f"cachetui is not installed beside {sys.executable}: pip install ."
         self.socket = f"cachetui-test-{uuid.uuid4().hex[:8]}"
@@ -34,7 +34,7 @@ class Terminal:
         # A shell runs cachetui and writes its exit status to a file: tmux 3.3 sometimes
         # leaves an exited pane process unreaped (a zombie) and never records its status.
         self.status_file = cwd / "exit-status"
-        command = f"{shlex.quote(str(INSTALLED))}; echo $? > {shlex.quote(str(self.status_file))}"
+        command = f"{shlex.join([str(INSTALLED), *args])}; echo $? > {shlex.quote(str(self.status_file))}"
         env = {**os.environ, "TERM": "xterm-256color"}
         self._tmux("new-session", "-d", "-s", "e2e", "-x", str(width), "-y", str(height), "-c", str(cwd), command, env=env)
         self._tmux("set-option", "-t", "e2e", "remain-on-exit", "on")
@@ -134,3 +134,32 @@ def test_go_to_hash_from_the_search_box(terminal: Terminal) -> None:
     assert f" {chosen[:7]} " in screen and "Traceback" not in screen  # its row, in view in the spec list
     terminal.keys("C-q")
     assert terminal.exit_status() == 0
+
+
+MIRROR = Path(__file__).parent / "fixtures" / "buildcache" / "db-v8"
+
+
+def test_a_mirror_root_and_a_jump_along_a_dependency(tmp_path: Path) -> None:
+    """cmake's detail pane lists its link/run tree and build dependencies; down to zlib and
+    enter go to zlib's spec."""
+    term = Terminal(160, 48, cwd=tmp_path, args=(str(MIRROR), "--cache-dir", str(tmp_path / "cache")))
+    try:
+        term.wait_for("6 of 6 packages · 6 of 6 specs")
+        term.keys("/", *"cmake")
+        term.wait_for("1 of 6 packages · 1 of 6 specs")
+        term.keys("Escape")  # to the package list
+        time.sleep(0.5)  # (an escape byte with another key right after it reads as alt+key)
+        term.keys("Enter")  # its specs
+        term.wait_for("Specs of cmake")
+        term.keys("Enter")  # the detail pane: its footer offers the jump
+        term.wait_for("Go to dependency")
+        term.wait_for("manifest ")  # the v3 spec manifest's path, in the detail
+        term.keys("Down")  # the first dependency line (gcc-runtime), scrolled into view
+        term.wait_for("gcc-runtime@10.2.1 /f6cqqn6 [link]")
+        term.keys("Down", "Enter")  # zlib (name order), and go
+        screen = term.wait_for("Specs of zlib")
+        assert "qc2kbmep6ljm5ks5x27ktsazlbhki34m" in screen and "Traceback" not in screen
+        term.keys("C-q")
+        assert term.exit_status() == 0
+    finally:
+        term.close()

@@ -136,6 +136,11 @@ def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Styl
     line("tag", spec.tag, match if "tag" in marked else "")
     line("size", size_text(spec.size))
     line("tarball", spec.tarball or "unknown")
+    files = index.binary_files(row)  # where a build cache's mirror is known
+    if files.spec_file:
+        line("specfile", files.spec_file)
+    if files.manifest:
+        line("manifest", files.manifest)
     line("source", spec.source)
     line("install", spec.install_command, "bold")
     text.append("variants\n", style="bold")
