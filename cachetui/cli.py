@@ -252,6 +252,9 @@ def _deps(options: argparse.Namespace) -> int:
         _print_json(record)
         return EXIT_OK
     print(visible(spec_line(index, row)))
+    if found is None and index.graph_problem:
+        print("no dependency information: the on-disk index could not give it this time (see above)")
+        return EXIT_OK
     if found is None:
         print(f"no dependency information: {visible(index.field('source', row))} is a cache.spack.io summary, which lists none")
         return EXIT_OK

@@ -76,11 +76,11 @@ class IndexService:
             resolved = _resolve(self.sources, self.cache_dir, download)
         if stored_at is not None:
             try:
-                index, saved, files_read = snapshot.load(stored_at, self.sources, revalidated=resolved is not None)
+                index, saved, files_read = snapshot.load(stored_at, self.sources, **_checks(resolved))
             except snapshot.NeedsRevalidation:
                 resolved = _resolve(self.sources, self.cache_dir, download)
                 try:
-                    index, saved, files_read = snapshot.load(stored_at, self.sources, revalidated=True)
+                    index, saved, files_read = snapshot.load(stored_at, self.sources, **_checks(resolved))
                 except snapshot.SnapshotError:
                     pass
                 else:
@@ -89,7 +89,7 @@ class IndexService:
                 if str(why) not in ("no on-disk index yet", "the sources changed since it was written"):
                     notes.append(LoadProblem(str(stored_at), f"on-disk index not used: {why}; rebuilt from the sources", "warning"))
             else:
-                return self._from_snapshot(index, saved + (_fetch_notes(resolved) if resolved else []), files_read, progress)
+                return self._from_snapshot(index, saved + _fetch_notes(resolved), files_read, progress)
 
         if resolved is None:
             resolved = _resolve(self.sources, self.cache_dir, download)
@@ -109,7 +109,7 @@ class IndexService:
             # Fetch notes (offline, using a copy) are about this start, not the snapshot's.
             kept = [p for p in problems + read_problems if p not in _fetch_notes(resolved)]
             try:
-                snapshot.save(stored_at, index, kept, self.sources, stamps, len(files), fetched=fetched)
+                snapshot.save(stored_at, index, kept, self.sources, stamps, len(files), fetched=fetched, read=[f.path for f in files])
             except OSError as error:
                 reason = error.strerror or str(error)
                 notes.append(LoadProblem(str(stored_at), f"could not save the on-disk index ({reason}); working from the sources", "warning"))
@@ -150,6 +150,15 @@ def _resolve(sources: list[str], cache_dir: Path | None, download: DownloadProgr
     from cachetui.sources.resolve import resolve  # (urllib and ssl: not for a warm start)
 
     return resolve(sources, cache_dir, download)
+
+
+def _checks(resolved: Resolved | None) -> dict:
+    """What a snapshot must match besides its stamps, once the sources were resolved (fetched):
+    the same files, and no problem resolving them that it does not already report."""
+    if resolved is None:
+        return {}
+    notes = _fetch_notes(resolved)
+    return {"revalidated": True, "files": [f.path for f in resolved.files], "problems": [p for p in resolved.problems if p not in notes]}
 
 
 def _fetch_notes(resolved: Resolved | None) -> list[LoadProblem]:

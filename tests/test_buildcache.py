@@ -222,3 +222,170 @@ def test_the_graph_survives_the_on_disk_index_and_a_damaged_graph_file_is_rebuil
     assert "checksum mismatch" in damaged.index.graph_problem
     rebuilt = load(source, tmp_path)  # the snapshot was dropped with it: built again
     assert not rebuilt.from_snapshot and _deps_by_hash(rebuilt.index) == want
+
+
+# -- bad, odd and hostile input: a clear problem, and the rest still loads --------------
+
+V8_NODE = {"version": "1.0", "arch": {"platform": "linux", "platform_os": "rhel8", "target": "x86_64"}}
+
+
+def _hash(label: str) -> str:
+    import base64
+
+    return base64.b32encode(hashlib.sha1(label.encode()).digest()).decode().lower()
+
+
+def _database(path: Path, specs: dict[str, list[str]], bad: dict | None = None) -> dict[str, str]:
+    """A v8 database at `path`: name -> the names it links to. Returns name -> hash."""
+    hashes = {name: _hash(str(path) + name) for name in specs}
+    installs = {
+        hashes[name]: {"spec": dict(V8_NODE, name=name, hash=hashes[name], dependencies=[
+            {"name": d, "hash": hashes.get(d) or _hash(d), "parameters": {"deptypes": ["link"], "virtuals": []}} for d in deps]),
+            "in_buildcache": True}
+        for name, deps in specs.items()
+    }
+    installs.update(bad or {})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"database": {"version": "8", "installs": installs}}))
+    return hashes
+
+
+def _problems(report) -> dict[str, str]:
+    return {p.source: p.message for p in report.problems}
+
+
+def test_a_gzip_file_that_is_not_an_index_is_not_inflated_to_find_out(tmp_path):
+    (tmp_path / "pkg.spack").write_bytes(gzip.compress(b"\0" * 50_000_000))  # a tarball, as far as we care
+    _database(tmp_path / "db" / "index.json", {"zlib": []})
+    report = load(tmp_path)
+    assert _problems(report)[str(tmp_path / "pkg.spack")] == "gzip data, but not a Spack build-cache index, manifest or spec file"
+    assert report.index.n_specs == 1
+
+
+def test_broken_sources_of_every_kind_are_problems_and_the_rest_loads(tmp_path):
+    good = tmp_path / "good.json"
+    _database(good, {"zlib": []})
+    nested = tmp_path / "nested-map.json"
+    nested.write_text('{"develop": [{"label": "x", "url": "y", "z": ' + "[" * 100_000 + "]" * 100_000 + "}]}")
+    truncated = tmp_path / "map.json.gz"
+    truncated.write_bytes(gzip.compress(b'{"develop": [{"label": "root", "url": "good.json"}]}' * 20)[:30])
+    nul = tmp_path / "nul-map.json"
+    nul.write_text(json.dumps({"develop": [{"label": "root", "url": "a\0b"}]}))
+    sources = ["http://[::1/x", str(nested), str(truncated), str(nul), str(good)]
+    report = IndexService(sources, use_cache=False).load()
+    problems = _problems(report)
+    assert "Invalid IPv6 URL" in problems["http://[::1/x"]
+    assert problems[str(nested)] == "data is nested too deeply to read" or "nested" in problems[str(nested)]
+    assert problems[str(truncated)]  # a gzip cut short: named, and skipped
+    assert any("null" in m.lower() for s, m in problems.items() if s.endswith("a\0b"))
+    assert report.index.n_specs == 1  # good.json still loaded
+
+
+def test_one_bad_record_is_skipped_and_named(tmp_path):
+    hashes = _database(tmp_path / "index.json", {"zlib": [], "cmake": ["zlib"]},
+                       bad={_hash("bad"): {"spec": dict(V8_NODE, name="bad", version={"no": 1}), "in_buildcache": "yes"}})
+    report = load(tmp_path / "index.json")
+    assert sorted(report.index.hashes) == sorted(hashes.values())
+    assert f"1 install record(s) skipped: '{_hash('bad')}'" in _problems(report)[str(tmp_path / "index.json")]
+
+
+def test_a_database_without_edges_has_empty_dependencies_and_resolves_others_edges(tmp_path, capsys):
+    from cachetui.cli import main
+
+    leaf = _database(tmp_path / "a.json", {"zlib": []})
+    _database(tmp_path / "b.json", {"app": ["zlib"]})
+    json.loads(json.dumps(leaf))
+    (tmp_path / "b.json").write_text((tmp_path / "b.json").read_text().replace(_hash("zlib"), leaf["zlib"]))
+    assert main(["deps", leaf["zlib"], str(tmp_path / "a.json"), "--no-cache", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dependencies"] == []
+    report = load(tmp_path)
+    index = report.index
+    app = next(r for r in range(index.n_specs) if index.package_name(r) == "app")
+    (zlib,) = index.graph.dependencies(index.graph.node_of_row(app))
+    assert (zlib.name, zlib.version, zlib.kind_name) == ("zlib", "1.0", "binary")
+
+
+def test_no_binaries_is_a_warning_naming_the_file(tmp_path):
+    path = tmp_path / "index.json"
+    path.write_text(json.dumps({"database": {"version": "8", "installs": {}}}))
+    _database(tmp_path / "other.json", {"zlib": []})
+    assert _problems(load(tmp_path))[str(path)] == "lists no binaries"
+
+
+def test_a_local_path_named_like_a_ref_gives_no_tag(tmp_path):
+    shutil.copytree(FIXTURES / "db-v7", tmp_path / "develop" / "mymirror")
+    index = load(tmp_path / "develop").index
+    assert {index.field("tag", r) for r in range(index.n_specs)} == {"untagged"}
+    assert {s for r in range(index.n_specs) for s in index.stacks(r)} == set()
+
+
+def test_an_older_page_lists_a_spec_file_root_that_another_lists_as_a_dependency(tmp_path):
+    page = tmp_path / "_cache" / "app"
+    page.mkdir(parents=True)
+    lib, app = _hash("lib"), _hash("app")
+    node = lambda name, h, deps: dict(V8_NODE, name=name, hash=h, dependencies=[{"name": d, "hash": dh, "type": ["link"]} for d, dh in deps])
+    (page / "spec-0.json").write_text(json.dumps({"spec": {"_meta": {"version": 3}, "nodes": [node("app", app, [("lib", lib)]), node("lib", lib, [])]}}))
+    (page / "spec-1.json").write_text(json.dumps({"spec": {"_meta": {"version": 3}, "nodes": [node("lib", lib, [])]}}))
+    (page / "index.md").write_text("---\ntitle: app\ncategory: package\nspec_files: [spec-0.json, spec-1.json]\n---\n")
+    index = load(page / "index.md").index
+    assert sorted(index.hashes) == sorted([lib, app])
+
+
+def test_sniffing_takes_spaced_json_and_crlf_spec_files(tmp_path):
+    h = _hash("spaced")
+    text = json.dumps({"spec": {"_meta": {"version": 3}, "nodes": [dict(V8_NODE, name="spaced", hash=h)]}}, indent=1).replace("\n", "\r\n")
+    (tmp_path / "a.spec.json").write_text("{ " + text[1:])
+    assert load(tmp_path / "a.spec.json").index.hashes[0] == h
+
+
+def test_a_tag_map_that_lists_itself_is_read_once(tmp_path, monkeypatch):
+    _database(tmp_path / "develop.json", {"zlib": []})
+    (tmp_path / "map.json").write_text(json.dumps({"develop": [{"label": "root", "url": "develop.json"}, {"label": "again", "url": "map.json"}]}))
+    monkeypatch.chdir(tmp_path)
+    report = load("map.json")  # named relatively; it names itself from where it is
+    assert report.files == 1 and report.index.n_specs == 1
+
+
+def test_local_v3_changes_are_seen_by_the_next_start(tmp_path):
+    root = tmp_path / "m"
+    shutil.copytree(FIXTURES / "both-layouts", root)
+    v3 = root / "v3" / "manifests" / "index" / "index.manifest.json"
+    saved = v3.read_bytes()
+    v3.unlink()
+    cache = tmp_path / "cache"
+    assert load(root, cache).index.n_specs == 2  # v2 only, for now
+    v3.write_bytes(saved)  # the v3 index appears
+    assert load(root, cache).index.n_specs == 3
+    blob = next(p for p in (root / "blobs").rglob("*") if p.is_file())
+    kept = blob.read_bytes()
+    blob.unlink()
+    assert load(root, cache).index.n_specs == 0 or "no such file" in " ".join(_problems(load(root, cache)).values())
+    blob.write_bytes(kept)  # the blob put right
+    assert load(root, cache).index.n_specs == 3
+
+
+def test_urls_root_without_slash_file_urls_and_a_remote_map_naming_local_files(serve, tmp_path):
+    base, _, _ = serve(FIXTURES / "db-v8")
+    assert load(base, tmp_path / "c1").index.n_specs == len(expected("db-v8")["listed"])  # http://127.0.0.1:PORT
+    assert load((FIXTURES / "db-v7").as_uri(), tmp_path / "c2").index.n_specs == len(expected("db-v7")["listed"])
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "map.json").write_text(json.dumps({"develop": [{"label": "root", "url": (FIXTURES / "db-v6" / "index.json").as_uri()}]}))
+    base, _, _ = serve(site)
+    report = load(f"{base}/map.json", tmp_path / "c3")
+    assert report.index.n_specs == 0
+    assert "may only list http(s) and s3 URLs" in _problems(report)[(FIXTURES / "db-v6" / "index.json").as_uri()]
+
+
+def test_a_fetched_index_that_is_gone_is_reported_not_shown_from_the_cache(serve, tmp_path):
+    mirror = tmp_path / "mirror"
+    shutil.copytree(FIXTURES / "db-v7", mirror)
+    base, _, _ = serve(mirror)
+    cache = tmp_path / "cache"
+    url = f"{base}/build_cache/index.json"
+    assert load(url, cache).index.n_specs == len(expected("db-v7")["listed"])
+    (mirror / "build_cache" / "index.json").unlink()
+    (mirror / "build_cache" / "index.json.hash").unlink()
+    gone = load(url, cache)
+    assert not gone.from_snapshot and gone.index.n_specs == 0
+    assert _problems(gone)[url] == "not found (HTTP 404)"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cachetui.sources.database import BINARY, NODE_KINDS, UNRESOLVED, DatabaseFile, deptype_names, BUILD, LINK, RUN
+from cachetui.sources.database import NODE_KINDS, UNRESOLVED, DatabaseFile, record_rank, deptype_names, BUILD, LINK, RUN
 
 
 @dataclass
@@ -232,8 +232,11 @@ def build_graph(files: Iterable[DatabaseFile], row_hashes: bytes) -> GraphParts:
                     owns[at] = True
                     if at in db.external_paths:
                         external_paths[node] = db.external_paths[at]
-                elif kinds[node] != BINARY and db.kinds[at] == BINARY:
-                    kinds[node] = BINARY  # an external here may be a binary in another cache
+                elif record_rank(db.kinds[at]) > record_rank(kinds[node]):
+                    # A better record of a hash already known (a binary in another cache, or
+                    # over a spec file's dependency): its fields; the edges stay the first's.
+                    names[node], versions[node], compilers[node] = db.names[at], db.versions[at], db.compilers[at]
+                    kinds[node], compiler_sources[node] = db.kinds[at], db.compiler_sources[at]
                 ids[at] = node
         if len(db.edge_from):
             sources = np.frombuffer(db.edge_from, dtype=np.int32)

@@ -55,7 +55,7 @@ def snapshot_path(cache_dir: Path, sources: list[str]) -> Path:
 
 
 def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[str], stamps: list[Stamp], files: int,
-         fetched: bool = False) -> None:
+         fetched: bool = False, read: list[str] | None = None) -> None:
     """Write atomically (temp file, then rename). Raises OSError when the disk says no.
 
     The dependency graph goes in a file of its own beside it, read only when something
@@ -78,6 +78,7 @@ def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[st
         "stamps": stamps,
         "files": files,
         "fetched": fetched,
+        "read": read,  # the files read, once resolved (for fetched sources: the downloads)
         "rows": index.n_specs,
         "packages": parts.packages,
         "values": parts.values,
@@ -171,9 +172,12 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     return header, pieces
 
 
-def load(path: Path, sources: list[str], revalidated: bool = False) -> tuple[Index, list[LoadProblem], int]:
+def load(path: Path, sources: list[str], revalidated: bool = False, files: list[str] | None = None,
+         problems: list[LoadProblem] | None = None) -> tuple[Index, list[LoadProblem], int]:
     """The Index saved at `path` for exactly these sources, unchanged since (every file and
-    directory stamp still the same), or SnapshotError saying why not."""
+    directory stamp still the same), or SnapshotError saying why not. Once the sources were
+    resolved (URLs fetched), also the same `files`, and every resolve problem among the
+    snapshot's (a 404 that was not there before is news)."""
     header, pieces = _read(path)
     if header.get("cachetui") != __version__:
         raise SnapshotError("written by another version of cachetui")
@@ -181,9 +185,17 @@ def load(path: Path, sources: list[str], revalidated: bool = False) -> tuple[Ind
         raise NeedsRevalidation("built from fetched files")
     if header.get("sources") != [os.path.abspath(s) for s in sources] or not _unchanged(header.get("stamps")):
         raise SnapshotError("the sources changed since it was written")
+    if files is not None and header.get("read") != files:
+        raise SnapshotError("the sources changed since it was written")
+    try:
+        saved = [LoadProblem(s, m, v) for s, m, v in header["problems"]]
+    except (KeyError, TypeError, ValueError) as error:
+        raise SnapshotError(f"inconsistent contents ({error})") from None
+    if problems and any(p not in saved for p in problems):
+        raise SnapshotError("the sources changed since it was written")
+    problems = saved
     try:
         parts = _parts(header, pieces)
-        problems = [LoadProblem(s, m, v) for s, m, v in header["problems"]]
         files = int(header["files"])
         token = header["graph_token"]
     except (KeyError, TypeError, ValueError, IndexError) as error:

@@ -24,7 +24,7 @@ import re
 from cachetui.sources.clearsign import strip_clearsign
 from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.database import DatabaseFile, NotADatabase, looks_like_database, read_database
-from cachetui.sources.mirror import MIRROR_DIRECTORIES, Origin, index_blob_of, local_index, origin_of
+from cachetui.sources.mirror import MIRROR_DIRECTORIES, V2_INDEX, V3_INDEX, Origin, index_blob_of, local_index, origin_of
 from cachetui.model import LoadProblem
 from cachetui.sources.summary import NotASummary, OlderPage, SummaryFile, read_summary
 from cachetui.sources.specfile import looks_like_spec_file, read_old_page, read_spec_file
@@ -130,7 +130,9 @@ def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[S
             # A mirror root: its index, not its tarballs, spec files or loose files; but its
             # other directories may be mirrors too (binaries.spack.io: <ref>/<stack>/).
             files.append(mirror[0])
-            stamps.append(stamp_of(mirror[0]))
+            # Both layouts' index paths: a v3 index that appears later (in a v3/ the walk
+            # does not enter) is seen by its stamp, without listing anything.
+            stamps.extend(stamp_of(os.path.join(directory, *index.split("/"))) for index in (V3_INDEX, V2_INDEX))
             entries = [e for e in entries if e.name not in MIRROR_DIRECTORIES and e.is_dir()]
         for entry in entries:
             try:
@@ -172,6 +174,12 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
     except OSError as error:
         return None, [LoadProblem(name, _os_reason(error))]
     if kind == "gzip":
+        # Inflated whole only if its first bytes are a build-cache document: a directory
+        # of tarballs (build_cache/, a downloads folder) must not be decompressed to learn
+        # that it holds none.
+        inner = _kind_of(_gunzipped_head(path))
+        if inner not in ("database", "manifest", "spec file", "clearsigned"):
+            return None, [LoadProblem(name, "gzip data, but not a Spack build-cache index, manifest or spec file")]
         from cachetui.sources.fetch import FetchError, read_body  # (urllib and ssl: only when needed)
 
         try:
@@ -184,13 +192,15 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
     if kind == "clearsigned":
         data = strip_clearsign(data)
         kind = _kind_of(data[:_SNIFF_BYTES])
+    if data[:3] == b"\xef\xbb\xbf" and kind != "text":
+        data = data[3:]  # a byte-order mark before JSON
     try:
         if kind == "database":
-            return _database(read_database(data, name))
+            return _database(read_database(data, name), name)
         if kind == "manifest":
-            return _database(_read_index_manifest(data, path, origin, name))
+            return _database(_read_index_manifest(data, path, origin, name), name)
         if kind == "spec file":
-            return _database(read_spec_file(data, name))
+            return _database(read_spec_file(data, name), name)
         if kind == "tag map":
             return None, [LoadProblem(name, "a map of tags to stacks (cache_spack_io_index.json) found inside a directory; name it as a SOURCE to load the indexes it lists")]
         if kind == "json":
@@ -213,7 +223,7 @@ def _summary_or_page(data: bytes, path: str, name: str) -> tuple[Loaded | None, 
         summary = read_summary(text, name, fallback_package=os.path.basename(os.path.dirname(path)))
     except OlderPage as page:
         try:
-            return _database(read_old_page(page.front, path, page.tag))
+            return _database(read_old_page(page.front, path, page.tag), name)
         except NotADatabase as reason:
             return None, [LoadProblem(name, str(reason))]
     except NotASummary as reason:
@@ -225,10 +235,21 @@ def _summary_or_page(data: bytes, path: str, name: str) -> tuple[Loaded | None, 
     return summary, summary.problems
 
 
-def _database(db: DatabaseFile) -> tuple[DatabaseFile, list[LoadProblem]]:
+def _database(db: DatabaseFile, name: str) -> tuple[DatabaseFile, list[LoadProblem]]:
     if not db.listed and not any(p.severity == "error" for p in db.problems):
-        db.problems.append(LoadProblem(db.problems[0].source if db.problems else "", "lists no binaries", "warning"))
+        db.problems.append(LoadProblem(name, "lists no binaries", "warning"))
     return db, db.problems
+
+
+def _gunzipped_head(path: str) -> bytes:
+    """The first few KB of a gzip file, inflated (b"" if it cannot be)."""
+    import zlib
+
+    try:
+        with open(path, "rb") as handle:
+            return zlib.decompressobj(31).decompress(handle.read(64 * 1024), _SNIFF_BYTES)
+    except (OSError, zlib.error):
+        return b""
 
 
 def _read_index_manifest(data: bytes, path: str, origin: Origin | None, name: str) -> DatabaseFile:
@@ -260,7 +281,7 @@ def _kind_of(head: bytes) -> str:
         return "text"
     if looks_like_database(text):
         return "database"
-    if re.match(rb'\{\s*"(spec|buildcache_layout_version|binary_cache_checksum)"\s*:', text) and looks_like_spec_file(text):
+    if looks_like_spec_file(text):
         return "spec file"
     if re.match(rb'\{\s*"(version|data)"\s*:', text) and b"application/vnd.spack.db" in text:
         return "manifest"

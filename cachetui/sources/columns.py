@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cachetui.model import LoadProblem, normalise_compiler
-from cachetui.sources.database import BINARY, DatabaseFile
+from cachetui.sources.database import DatabaseFile
 from cachetui.sources.mirror import Origin
 from cachetui.sources.summary import LIST_COLUMNS, UNTAGGED, VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
 
@@ -91,9 +91,10 @@ class ColumnChunk:
             base = self.rows
             self.sizes.update((base + i, db.sizes[at]) for i, at in enumerate(listed) if at in db.sizes)
             self.rows += n
-        if db.edge_from or any(kind != BINARY for kind in db.kinds):
-            db.platforms = db.oss = db.targets = db.variants = []  # in the columns now; not shipped twice
-            self.graphs.append(db)
+        # Every database goes to the graph, edges or not: a spec with none has an empty
+        # tree (not "no dependency information"), and others' edges resolve to it.
+        db.platforms = db.oss = db.targets = db.variants = []  # in the columns now; not shipped twice
+        self.graphs.append(db)
 
     def seal(self) -> ColumnChunk:
         """Pack the hashes into one blob (32 bytes a row) before sending."""

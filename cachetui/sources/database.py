@@ -113,7 +113,11 @@ class _Top(msgspec.Struct, gc=False):
 
 class _LooseDatabase(msgspec.Struct, gc=False):
     version: Any = None
-    installs: Any = None
+    installs: msgspec.Raw = _NULL
+
+
+class _SpecKeys(msgspec.Struct, gc=False):
+    spec: dict[str, msgspec.Raw] = {}
 
 
 class _LooseTop(msgspec.Struct, gc=False):
@@ -123,6 +127,8 @@ class _LooseTop(msgspec.Struct, gc=False):
 _DECODE = msgspec.json.Decoder(_Top)
 _DECODE_LOOSE = msgspec.json.Decoder(_LooseTop)
 _DECODE_RECORD = msgspec.json.Decoder(_Record)
+_DECODE_RAW_RECORDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_DECODE_SPEC_KEYS = msgspec.json.Decoder(_SpecKeys)
 _DECODE_RECORD_BY_NAME = msgspec.json.Decoder(_RecordByName)
 _DECODE_ANY = msgspec.json.Decoder()
 _DECODE_NODES = msgspec.json.Decoder(list[_Node])
@@ -188,7 +194,9 @@ class DatabaseFile:
                     getattr(self, column).append(getattr(other, column)[at])
                 self.compiler_sources.append(other.compiler_sources[at])
                 self.kinds.append(other.kinds[at])
-            elif self.kinds[mine] == UNRESOLVED and other.kinds[at] != UNRESOLVED:
+            elif record_rank(other.kinds[at]) > record_rank(self.kinds[mine]):
+                # A better record of the same hash: a binary over a spec file's mere
+                # dependency, anything over a hash only an edge named.
                 for column in columns[1:]:
                     getattr(self, column)[mine] = getattr(other, column)[at]
                 self.compiler_sources[mine] = other.compiler_sources[at]
@@ -207,6 +215,11 @@ class DatabaseFile:
             self.edge_types.append(other.edge_types[i])
             self.edge_virtuals.append(other.edge_virtuals[i])
         self.problems.extend(other.problems)
+
+
+def record_rank(kind: int) -> int:
+    """How much a record of this kind tells: a binary most, a hash an edge named least."""
+    return {BINARY: 3, EXTERNAL: 2, NOT_IN_CACHE: 2, DEPENDENCY_ONLY: 1, UNRESOLVED: 0}.get(kind, 0)
 
 
 def read_database(data: bytes, source: str) -> DatabaseFile:
@@ -248,26 +261,25 @@ def _decode(data: bytes, source: str) -> tuple[str, list[tuple[str, _Node, bool 
 
 
 def _decode_loose(data: bytes, source: str, problems: list[LoadProblem], by_name: bool = False):
+    """Each record on its own, when some record does not have the expected shape: records
+    stay raw JSON until each is decoded (typed), so one bad record among a million costs
+    little more than none."""
     try:
         db = _DECODE_LOOSE.decode(data).database
+        installs = _DECODE_RAW_RECORDS.decode(db.installs) if db.installs != _NULL else {}
     except msgspec.ValidationError as error:
         raise NotADatabase(f"not a Spack database: {error}") from None
     except msgspec.DecodeError as error:
         raise NotADatabase(f"not valid JSON ({error})") from None
     version = _version_text(db.version)
-    installs = db.installs
-    if installs is None:
-        installs = {}
-    if not isinstance(installs, dict):
-        raise NotADatabase(f"database.installs should be a mapping, found {type(installs).__name__}")
-    encode = msgspec.json.encode
     records: list[tuple[str, _Node, bool | None]] = []
     bad: list[str] = []
-    for key, value in installs.items():
+    for key, raw in installs.items():
         try:
-            raw = encode(value)
-            if by_name or (isinstance(value, dict) and isinstance(value.get("spec"), dict) and "name" not in value["spec"] and len(value["spec"]) == 1):
+            if by_name or _keyed_by_name(raw):
                 record = _DECODE_RECORD_BY_NAME.decode(raw)
+                if len(record.spec) != 1:
+                    raise ValueError(f"spec should hold one package, holds {len(record.spec)}")
                 (name, node), = record.spec.items()
                 if node.name is None:
                     node.name = name
@@ -275,12 +287,21 @@ def _decode_loose(data: bytes, source: str, problems: list[LoadProblem], by_name
             else:
                 record = _DECODE_RECORD.decode(raw)
                 records.append((key, record.spec, record.in_buildcache))
-        except (msgspec.ValidationError, ValueError) as error:
+        except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as error:
             bad.append(f"{_shown(key)} ({error})")
     if bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         problems.append(LoadProblem(source, f"{len(bad)} install record(s) skipped: {'; '.join(bad[:3])}{more}"))
     return version, records
+
+
+def _keyed_by_name(raw: msgspec.Raw) -> bool:
+    """Whether a record's spec is `{package name: node}` (database 5 and older)."""
+    try:
+        spec = _DECODE_SPEC_KEYS.decode(raw).spec
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return False
+    return "name" not in spec and len(spec) == 1
 
 
 def _version_text(version: Any) -> str:

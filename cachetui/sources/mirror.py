@@ -64,7 +64,9 @@ def origin_of(location: str) -> Origin:
         root, layout = blob.group(1), 3
     if root is None:
         return Origin()
-    tag, stack = labels_of(root)
+    # Only a server's paths follow binaries.spack.io's naming; on a disk, ~/develop/x is
+    # just a directory.
+    tag, stack = labels_of(root) if _URL.match(root) else (None, None)
     return Origin(root, layout, tag, (stack,) if stack else ())
 
 

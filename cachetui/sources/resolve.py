@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+import urllib.parse
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,10 +44,7 @@ class Resolved:
 def resolve(sources: list[str], cache_dir: Path | None, on_download: DownloadProgress | None = None) -> Resolved:
     resolver = _Resolver(cache_dir, on_download)
     for source in sources:
-        if is_url(source):
-            resolver.url(source, None)
-        else:
-            resolver.local(source)
+        resolver.any(source, None)
     return resolver.out
 
 
@@ -55,6 +54,26 @@ class _Resolver:
         self.on_download = on_download
         self.out = Resolved()
         self._maps_seen: set[str] = set()
+
+    def any(self, source: str, labels: tuple[str | None, str | None] | None, remote_base: bool = False) -> None:
+        """One source, whatever it is; whatever goes wrong is a problem naming it, and the
+        other sources still load."""
+        try:
+            if is_url(source):
+                if remote_base and not re.match(r"(?i)^(https?|s3)://", source):
+                    # A map fetched from a server names only what is on servers: never a file here.
+                    self.out.problems.append(LoadProblem(source, "a tag map fetched over the network may only list http(s) and s3 URLs; skipped"))
+                else:
+                    self.url(source, labels)
+            else:
+                self.local(source, labels)
+        except FetchError as error:
+            self.out.problems.append(LoadProblem(error.url, error.reason))
+        except RecursionError:
+            self.out.problems.append(LoadProblem(source, "data is nested too deeply to read"))
+        except (OSError, ValueError) as error:  # a NUL in a path, a malformed URL, ...
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or type(error).__name__
+            self.out.problems.append(LoadProblem(source, f"cannot read: {reason}"))
 
     # -- local paths ----------------------------------------------------------------------
 
@@ -69,7 +88,7 @@ class _Resolver:
             self.out.stamps.extend(stamps)
             self.out.problems.extend(p if p.source != path else LoadProblem(source, p.message, p.severity) for p in problems)
             for file, origin in _mirror_indexes(files):
-                self.out.files.append(SourceFile(file, _labelled(origin, labels)))
+                self._local_file(file, origin, labels)
             return
         files, stamps, problems = discover_stamped([path])
         self.out.stamps.extend(stamps)
@@ -79,27 +98,32 @@ class _Resolver:
             if _MAP_HEAD.match(head):
                 self.tag_map(file, read_body(Path(file), file, _MAP_MOST_BYTES), base=os.path.dirname(os.path.abspath(file)))
             else:
-                self.out.files.append(SourceFile(file, _labelled(origin_of(os.path.abspath(file)), labels)))
+                origin = origin_of(os.path.abspath(file))
+                self._local_file(file, origin if origin.root is not None else None, labels)
+
+    def _local_file(self, file: str, origin: Origin | None, labels) -> None:
+        if origin is not None and origin.layout == 3 and file.endswith("index.manifest.json"):
+            # The blob it names is read too: stamp it, so that a blob put right is seen.
+            try:
+                with open(file, "rb") as handle:
+                    blob = index_blob_of(handle.read(_MAP_MOST_BYTES), file)
+                self.out.stamps.append(stamp_of(os.path.join(origin.root, *blob.split("/"))))
+            except (OSError, FetchError, RecursionError):
+                pass  # the reader says what is wrong with it
+        self.out.files.append(SourceFile(file, _labelled(origin, labels)))
 
     # -- URLs -----------------------------------------------------------------------------
 
     def url(self, url: str, labels: tuple[str | None, str | None] | None) -> None:
         url = normalise_url(url)
-        if url.lower().startswith("file://"):
-            try:
-                local = str(fetch(url, None).path)
-            except FetchError as error:
-                self.out.problems.append(LoadProblem(url, error.reason))
-                return
-            self.local(local, labels)
+        if url.lower().startswith("file://"):  # a local file or directory, as any path
+            parts = urllib.parse.urlsplit(url)
+            self.local(urllib.request.url2pathname(parts.path), labels)
             return
-        try:
-            if _looks_like_root(url):
-                self._mirror_root(url, labels)
-            else:
-                self._document(url, labels)
-        except FetchError as error:
-            self.out.problems.append(LoadProblem(error.url, error.reason))
+        if _looks_like_root(url):
+            self._mirror_root(url, labels)
+        else:
+            self._document(url, labels)
 
     def _mirror_root(self, root: str, labels) -> None:
         """v3 first, as Spack does; then v2 (also when v3 cannot be reached: offline, a v2
@@ -148,9 +172,10 @@ class _Resolver:
     def tag_map(self, name: str, data: bytes, base: str) -> None:
         """`{tag: [{label, url}]}`: every index it lists, its specs labelled with the tag and
         the stack. Relative URLs are taken from where the map is."""
-        if name in self._maps_seen:
-            return
-        self._maps_seen.add(name)
+        seen_as = name if is_url(name) else os.path.realpath(name)
+        if seen_as in self._maps_seen:
+            return  # (a map that lists itself, or two that list each other)
+        self._maps_seen.add(seen_as)
         try:
             mapping = msgspec.json.decode(data)
         except msgspec.DecodeError as error:
@@ -170,12 +195,13 @@ class _Resolver:
                     continue
                 labels = (str(tag), label if isinstance(label, str) and label.strip() else None)
                 url = url.strip()
-                if is_url(url):
-                    self.url(url, labels)
-                elif is_url(base):
-                    self.url(join_url(base, url), labels)
+                remote = is_url(base)
+                if is_url(url) or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", url):
+                    self.any(url, labels, remote_base=remote)
+                elif remote:
+                    self.any(join_url(base, url), labels, remote_base=True)
                 else:
-                    self.local(os.path.join(base, url), labels)
+                    self.any(os.path.join(base, url), labels)
 
 
 def _mirror_indexes(files: list[str]) -> list[tuple[str, Origin | None]]:
@@ -189,9 +215,13 @@ def _mirror_indexes(files: list[str]) -> list[tuple[str, Origin | None]]:
 
 
 def _looks_like_root(url: str) -> bool:
-    """A URL that names a directory rather than a document."""
-    last = url.rstrip("/").rsplit("/", 1)[-1]
-    return url.endswith("/") or ("." not in last and not re.fullmatch(r"[0-9a-f]{16,}", last)) or bool(re.fullmatch(r"v\d+\.\d+(\.\d+)?", last))
+    """A URL that names a directory (a mirror root) rather than a document: it ends in `/`,
+    has no path, or its last part is not a file name (`.json`, `.gz`, `.md`, `.sig`, a blob)."""
+    path = urllib.parse.urlsplit(url).path
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    if url.endswith("/") or not last:
+        return True
+    return not (re.search(r"\.(json|gz|md|sig|yaml)$", last, re.IGNORECASE) or re.fullmatch(r"[0-9a-f]{32,128}", last))
 
 
 def _tag_stack(root: str) -> tuple[str | None, tuple[str, ...]]:

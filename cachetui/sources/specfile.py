@@ -10,6 +10,8 @@ are binaries in a cache.
 from __future__ import annotations
 
 import os
+import re
+import stat
 from typing import Any
 
 import msgspec
@@ -22,8 +24,13 @@ MAX_SPEC_FILE_BYTES = 64 * 1024 * 1024
 
 
 def looks_like_spec_file(head: bytes) -> bool:
+    """A spec file's first bytes: an object whose keys include "spec" (with "nodes", or a
+    list in format 1) near the start, or the keys only spec files have."""
     text = strip_clearsign(head).lstrip()
-    return text.startswith(b'{"spec"') or text.startswith(b'{\n') and b'"spec"' in text[:200] and b'"nodes"' in text
+    return bool(_SPEC_START.match(text)) or (text.startswith(b"{") and b'"spec"' in text[:400] and (b'"nodes"' in text or b'"_meta"' in text))
+
+
+_SPEC_START = re.compile(rb'\{\s*"(spec|buildcache_layout_version|binary_cache_checksum)"\s*:\s*[\[{]')
 
 
 def read_spec_file(data: bytes, source: str) -> DatabaseFile:
@@ -83,13 +90,17 @@ def read_old_page(front: dict[str, Any], page: str, tag: str) -> DatabaseFile:
             merged.problems.append(LoadProblem(page, f"spec file {name!r} lies outside the page's directory; skipped"))
             continue
         try:
-            size = os.path.getsize(path)
+            info = os.stat(path)
+            if not stat.S_ISREG(info.st_mode):
+                raise NotADatabase("not a regular file")
+            size = info.st_size
             if size > MAX_SPEC_FILE_BYTES:
                 raise NotADatabase(f"{size:,} bytes, over the {MAX_SPEC_FILE_BYTES:,}-byte limit for a spec file")
             with open(path, "rb") as handle:
                 db = read_spec_file(handle.read(), path)
-        except OSError as error:
-            merged.problems.append(LoadProblem(page, f"spec file {name!r}: {(error.strerror or str(error)).lower()}"))
+        except (OSError, ValueError) as error:  # (ValueError: a NUL in the name)
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            merged.problems.append(LoadProblem(page, f"spec file {name!r}: {reason.lower()}"))
             continue
         except NotADatabase as why:
             merged.problems.append(LoadProblem(path, str(why)))
