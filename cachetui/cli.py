@@ -121,12 +121,25 @@ def _service(options: argparse.Namespace) -> IndexService:
 def _load(options: argparse.Namespace) -> LoadReport:
     """Load for a sub-command: problems go to stderr; nothing loadable is a usage error."""
     sources = options.sources
-    report = _service(options).load()
+    report = _service(options).load(download=_download_progress() if sys.stderr.isatty() else None)
     for problem in report.problems:
         print(f"cachetui: {problem.severity}: {visible(problem.source)}: {visible(problem.message)}", file=sys.stderr)
     if report.index.n_specs == 0:
         raise _UsageError("nothing loadable in " + ", ".join(visible(s) for s in sources or ["the sample data"]))
     return report
+
+
+def _download_progress():
+    """On a terminal, one line on stderr that follows a download (cleared when it ends)."""
+    def show(url: str, done: int, total: int | None) -> None:
+        name = visible(url.rstrip("/").rsplit("/", 1)[-1][:40])
+        of = f" of {total / 1e6:,.1f}" if total else ""
+        line = f"cachetui: downloading {name}: {done / 1e6:,.1f}{of} MB"
+        finished = total is not None and done >= total
+        sys.stderr.write("\r\x1b[K" + ("" if finished else line))
+        sys.stderr.flush()
+
+    return show
 
 
 def _print_json(value: object) -> None:

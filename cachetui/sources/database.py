@@ -515,7 +515,7 @@ def _legacy_compiler(raw: bytes) -> str | None:
     version = compiler.get("version", compiler.get("versions"))
     if isinstance(version, list):
         version = version[0] if version else None
-    if version is None:
+    if not isinstance(version, (str, int, float)) or isinstance(version, bool):
         return compiler["name"]
     return normalise_compiler(f"{compiler['name']}@{str(version).removeprefix('=')}")
 

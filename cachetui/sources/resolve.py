@@ -136,6 +136,8 @@ class _Resolver:
                 fetched = self._fetch(index, hash_url=index + ".hash")
             except FetchError as v2_error:
                 raise v2_error if v3_error.reason.startswith("not found") else v3_error from None
+            if not v3_error.reason.startswith("not found"):
+                self.out.problems.append(LoadProblem(v3_error.url, f"{v3_error.reason}; read the v2 index instead", "warning"))
             self._add(fetched, _labelled(Origin(root.rstrip("/"), 2, *_tag_stack(root)), labels))
             return
         self._manifest(fetched, root.rstrip("/"), labels)
