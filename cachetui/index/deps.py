@@ -8,7 +8,7 @@ listed apart: they are not in the installed prefix's closure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cachetui.index.graph import Dependency, Graph
@@ -51,10 +51,21 @@ def dependencies_of(index: Index, row: int, most: int = MOST_LINES) -> Dependenc
 
 
 def dependency_tree(graph: Graph, node: int, most: int = MOST_LINES) -> tuple[list[TreeLine], bool]:
+    """What `node` needs at run time: its link/run dependencies, transitively."""
+    return _walk(node, lambda n: _sorted([d for d in graph.dependencies(n) if d.link_or_run]), most)
+
+
+def reverse_tree(graph: Graph, node: int, most: int = MOST_LINES) -> tuple[list[TreeLine], bool]:
+    """What depends on `node`, transitively, through any kind of edge."""
+    return _walk(node, lambda n: list(graph.dependents(n)), most)
+
+
+def _walk(node: int, children: Callable[[int], list[Dependency]], most: int) -> tuple[list[TreeLine], bool]:
+    """Depth first, each node expanded once (later mentions marked as repeats), with an
+    explicit stack (a deep DAG must not recurse); (lines, whether cut at `most`)."""
     lines: list[TreeLine] = []
     seen = {node}
-    # Depth first, children in name order; an explicit stack (a deep DAG must not recurse).
-    stack: list[tuple[int, Dependency]] = [(1, d) for d in reversed(_sorted([d for d in graph.dependencies(node) if d.link_or_run]))]
+    stack: list[tuple[int, Dependency]] = [(1, d) for d in reversed(children(node))]
     while stack:
         if len(lines) >= most:
             return lines, True
@@ -64,26 +75,7 @@ def dependency_tree(graph: Graph, node: int, most: int = MOST_LINES) -> tuple[li
             continue
         seen.add(dependency.node)
         lines.append(TreeLine(depth, dependency))
-        children = _sorted([d for d in graph.dependencies(dependency.node) if d.link_or_run])
-        stack.extend((depth + 1, d) for d in reversed(children))
-    return lines, False
-
-
-def reverse_tree(graph: Graph, node: int, most: int = MOST_LINES) -> tuple[list[TreeLine], bool]:
-    """What depends on `node`, transitively, through any kind of edge."""
-    lines: list[TreeLine] = []
-    seen = {node}
-    stack: list[tuple[int, Dependency]] = [(1, d) for d in reversed(list(graph.dependents(node)))]
-    while stack:
-        if len(lines) >= most:
-            return lines, True
-        depth, dependent = stack.pop()
-        if dependent.node in seen:
-            lines.append(TreeLine(depth, dependent, repeated=True))
-            continue
-        seen.add(dependent.node)
-        lines.append(TreeLine(depth, dependent))
-        stack.extend((depth + 1, d) for d in reversed(list(graph.dependents(dependent.node))))
+        stack.extend((depth + 1, d) for d in reversed(children(dependency.node)))
     return lines, False
 
 
