@@ -55,3 +55,13 @@ def normalise_compiler(text: str | None) -> str:
     if not text or text == NO_COMPILER:
         return NO_COMPILER
     return text.replace("@=", "@", 1)
+
+
+# Compiler flags ride in a spec's variant strings (`cflags="-O2 -g"`), as Spack writes them.
+FLAG_KEYS = ("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs")
+
+
+def split_flags(variants: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(variants, compiler flags) of a spec's variant strings."""
+    flags = [v for v in variants if v.split("=", 1)[0] in FLAG_KEYS]
+    return [v for v in variants if v.split("=", 1)[0] not in FLAG_KEYS], flags

@@ -327,3 +327,13 @@ async def test_a_mirror_url_loads_and_its_download_shows_in_the_status_line(tmp_
         server.shutdown()
         server.server_close()
     assert any(" · downloading " in line and " MB" in line for line in seen), seen
+
+
+def test_compiler_flags_are_listed_apart_from_variants(tmp_path):
+    from cachetui.widgets.spec_detail import detail_text
+
+    index = IndexService([str(MIRROR.parent / "db-v7")], use_cache=False).load().index
+    row = next(r for r in range(index.n_specs) if any(v.startswith("cflags=") for v in index.variants(r)))
+    text = detail_text(index, row).plain
+    variants, flags = text.split("\nvariants\n", 1)[1].split("\nflags\n", 1)
+    assert 'cflags="-O2 -g"' in flags and "cflags" not in variants

@@ -11,7 +11,8 @@ import pytest
 
 from cachetui.index.graph import Graph
 from cachetui.service import IndexService
-from cachetui.sources.database import COMPILER_SOURCES, split_flags
+from cachetui.model import split_flags
+from cachetui.sources.database import COMPILER_SOURCES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "buildcache"
 # fixture -> the SOURCE a user would give (the mirror root, or the file)

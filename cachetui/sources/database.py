@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import NO_COMPILER, LoadProblem, normalise_compiler
+from cachetui.model import FLAG_KEYS, NO_COMPILER, LoadProblem, normalise_compiler
 
 HASH_RE = re.compile(r"^[a-z2-7]{32}$")
 _BASE32_RUN = re.compile(r"[a-z2-7]*")
@@ -39,7 +39,6 @@ NODE_KINDS = ("binary", "external", "not in the build cache", "not in this index
 COMPILER_SOURCES = ("none", "legacy-field", "dependency", "annotation")
 _NONE, _LEGACY, _DEPENDENCY, _ANNOTATION = range(4)
 
-FLAG_KEYS = ("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs")
 _COMPILER_VIRTUALS = ("c", "cxx", "fortran")  # the order in which an edge names the compiler
 _COMPILER_VIRTUALS_SET = frozenset(_COMPILER_VIRTUALS)
 _IGNORED_PARAMETERS = frozenset({"propagate", "abstract", "compiler_flags"})
@@ -549,12 +548,6 @@ def _variants_of(raw: bytes) -> tuple[str, ...]:
         elif isinstance(value, (str, int, float)):
             variants.append(f"{name}={value}")
     return tuple(sorted(variants) + sorted(flags))
-
-
-def split_flags(variants: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """(variants, compiler flags) of a spec's variant strings."""
-    flags = [v for v in variants if v.split("=", 1)[0] in FLAG_KEYS]
-    return [v for v in variants if v.split("=", 1)[0] not in FLAG_KEYS], flags
 
 
 def _edge_kind(raw: bytes) -> tuple[int, tuple[str, ...]]:

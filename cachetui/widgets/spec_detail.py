@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from cachetui.index.highlight import NO_MARKS, SpecMarks
+from cachetui.model import split_flags
 from cachetui.output import size_text
 from cachetui.textsafe import visible
 from cachetui.widgets.dependency_list import DependencyList
@@ -143,10 +144,15 @@ def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Styl
         line("manifest", files.manifest)
     line("source", spec.source)
     line("install", spec.install_command, "bold")
+    variants, flags = split_flags(spec.variants)
     text.append("variants\n", style="bold")
-    for variant in spec.variants or ("(none)",):
+    for variant in variants or ["(none)"]:
         text.append("  ")
         text.append(visible(variant) + "\n", style=match if marks.variant_matches(variant) else "")
+    if flags:  # compiler flags, where a build-cache index gives them
+        text.append("flags\n", style="bold")
+        for flag in flags:
+            text.append("  " + visible(flag) + "\n")
     text.append("stacks\n", style="bold")
     for stack in spec.stacks or ("(none)",):
         text.append("  ")
