@@ -324,7 +324,9 @@ def _decode_records(raw: str) -> tuple[list[_FastRecord] | None, Any]:
         raise NotASummary(f"spec_details: invalid JSON ({error})") from None
     try:
         return None, json.loads(raw)
-    except (json.JSONDecodeError, RecursionError) as error:
+    except RecursionError:
+        raise NotASummary("spec_details: data is nested too deeply to read") from None
+    except json.JSONDecodeError as error:
         raise NotASummary(f"spec_details: invalid JSON ({error})") from None
 
 
@@ -365,8 +367,10 @@ def _record_from(record: Any) -> Record:
     version = record.get("versions", record.get("version"))
     if isinstance(version, list) and len(version) >= 1:
         version = version[0]
-    if not isinstance(version, str) or not version.strip():
+    if version is None or version == [] or (isinstance(version, str) and not version.strip()):
         raise ValueError("missing 'versions'")
+    if not isinstance(version, str):
+        raise ValueError("'versions' should be a list of strings")
     compiler = record.get("compiler")
     if compiler is not None and not isinstance(compiler, str):
         raise ValueError("'compiler' is not a string")
