@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -223,12 +225,25 @@ def record_rank(kind: int) -> int:
 
 def read_database(data: bytes, source: str) -> DatabaseFile:
     """Parse one database. Raises NotADatabase with a user-facing reason."""
-    version, records, problems = _decode(data, source)
-    db = DatabaseFile(db_version=version, problems=problems)
-    if not _known_version(version):
-        problems.append(LoadProblem(source, f"database version {version!r} is not one cachetui knows (5 to 8); read as version 8", "warning"))
-    normalise_records(db, records, source)
+    with unreadable_as(NotADatabase):
+        version, records, problems = _decode(data, source)
+        db = DatabaseFile(db_version=version, problems=problems)
+        if not _known_version(version):
+            problems.append(LoadProblem(source, f"database version {version!r} is not one cachetui knows (5 to 8); read as version 8", "warning"))
+        normalise_records(db, records, source)
     return db
+
+
+@contextmanager
+def unreadable_as(error: Callable[[str], Exception]) -> Iterator[None]:
+    """Data the decoder cannot take even as JSON: invalid UTF-8 inside a string (msgspec
+    raises UnicodeDecodeError, not a DecodeError), or nesting deeper than Python recurses."""
+    try:
+        yield
+    except UnicodeDecodeError as bad:
+        raise error(f"not valid UTF-8 (a bad byte in a string, {bad.reason})") from None
+    except RecursionError:
+        raise error("data is nested too deeply to read") from None
 
 
 def _known_version(version: str) -> bool:

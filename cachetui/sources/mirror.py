@@ -119,6 +119,10 @@ def index_blob_of(data: bytes, source: str) -> str:
         manifest = msgspec.json.decode(strip_clearsign(data))
     except msgspec.DecodeError as error:
         raise FetchError(source, f"index manifest is not valid JSON ({error})") from None
+    except UnicodeDecodeError:
+        raise FetchError(source, "index manifest is not valid UTF-8") from None
+    except RecursionError:
+        raise FetchError(source, "index manifest is nested too deeply to read") from None
     records = manifest.get("data") if isinstance(manifest, dict) else None
     for record in records if isinstance(records, list) else ():
         if isinstance(record, dict) and str(record.get("mediaType", "")).startswith("application/vnd.spack.db"):

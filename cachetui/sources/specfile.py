@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from cachetui.model import LoadProblem
-from cachetui.sources.database import BINARY, DEPENDENCY_ONLY, NOT_IN_CACHE, DatabaseFile, NotADatabase, _DECODE_NODES, normalise_records
+from cachetui.sources.database import BINARY, DEPENDENCY_ONLY, NOT_IN_CACHE, DatabaseFile, NotADatabase, _DECODE_NODES, normalise_records, unreadable_as
 from cachetui.sources.clearsign import strip_clearsign
 
 MAX_SPEC_FILE_BYTES = 64 * 1024 * 1024
@@ -35,6 +35,11 @@ _SPEC_START = re.compile(rb'\{\s*"(spec|buildcache_layout_version|binary_cache_c
 
 def read_spec_file(data: bytes, source: str) -> DatabaseFile:
     """One spec file. Raises NotADatabase with a user-facing reason."""
+    with unreadable_as(NotADatabase):
+        return _read_spec_file(data, source)
+
+
+def _read_spec_file(data: bytes, source: str) -> DatabaseFile:
     try:
         document = msgspec.json.decode(strip_clearsign(data))
     except msgspec.DecodeError as error:

@@ -186,6 +186,13 @@ def _decode_list(column: str, text: bytes) -> tuple[str, ...]:
 
 def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryFile:
     """Parse one summary. Raises NotASummary with a user-facing reason."""
+    try:
+        return _read_summary(text, source, fallback_package)
+    except RecursionError:
+        raise NotASummary("data is nested too deeply to read") from None
+
+
+def _read_summary(text: str, source: str, fallback_package: str) -> SummaryFile:
     front = _parse_front_matter(text)
     details = front.get("spec_details")
     records: list[_FastRecord] | None = None
