@@ -19,6 +19,7 @@ from cachetui.index.hashes import HashPrefixError, hash_prefix_in
 from cachetui.textsafe import visible
 from cachetui.widgets.candidate_list import CandidateList
 from cachetui.widgets.line_list import LineList
+from cachetui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
@@ -39,7 +40,8 @@ class HashLookupScreen(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="lookup-box"):
-            yield Input(self._text, placeholder="a hash prefix (2feova4, /2feova4) or a pasted log line", id="lookup-prefix")
+            # SafeInput: a pasted log line's colour codes are echoed visibly, never raw.
+            yield SafeInput(self._text, placeholder="a hash prefix (2feova4, /2feova4) or a pasted log line", id="lookup-prefix")
             yield Label(id="lookup-count", markup=False)
             yield CandidateList(self._index, id="candidates")
 
@@ -90,6 +92,8 @@ class HashLookupScreen(ModalScreen[int | None]):
 
     def on_line_list_selected(self, event: LineList.Selected) -> None:
         event.stop()
+        if event.stale:  # chosen among candidates the typing since has replaced
+            return
         self.dismiss(self.query_one(CandidateList).row_at(event.index))
 
     def action_to_candidates(self) -> None:

@@ -31,6 +31,7 @@ from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.line_list import LineList
 from cachetui.widgets.package_list import PackageList
+from cachetui.widgets.safe_input import SafeInput
 from cachetui.widgets.spec_detail import SpecDetail
 from cachetui.widgets.spec_list import SpecList
 
@@ -58,7 +59,8 @@ class MainScreen(Screen):
         with Horizontal(id="body"):
             yield FacetSidebar(id="facets")
             with Vertical(id="centre"):
-                yield Input(placeholder="search: zlib@1.3 %gcc +shared os=… or /hash", id="search")
+                # SafeInput: a pasted escape or bidi override is echoed visibly, never raw.
+                yield SafeInput(placeholder="search: zlib@1.3 %gcc +shared os=… or /hash", id="search")
                 yield PackageList(id="packages")
             with Vertical(id="right"):
                 yield SpecList(id="specs")
@@ -99,7 +101,7 @@ class MainScreen(Screen):
         self._update_status()
 
     def on_download_progress(self, message: DownloadProgress) -> None:
-        name = message.url.rstrip("/").rsplit("/", 1)[-1][:40]
+        name = visible(message.url.rstrip("/").rsplit("/", 1)[-1][:40])
         done = _megabytes(message.done)
         self._loading = f"downloading {name}: {done} of {_megabytes(message.total)} MB" if message.total else f"downloading {name}: {done} MB"
         self._update_status()

@@ -66,10 +66,17 @@ class LineList(ScrollView, can_focus=True):
             super().__init__()
             self.line_list = line_list
             self.index = index
+            self._rows_shown = line_list._rows_shown
 
         @property
         def control(self) -> LineList:
             return self.line_list
+
+        @property
+        def stale(self) -> bool:
+            """The list's rows were replaced after this was sent: `index` is a position in
+            rows no longer shown (keys that arrive in a burst can choose, then retype)."""
+            return self._rows_shown != self.line_list._rows_shown
 
     class Highlighted(_RowMessage):
         """The cursor moved to `index`."""
@@ -83,6 +90,7 @@ class LineList(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._styles_cache = _RowFrame()
         self._count = 0
+        self._rows_shown = 0  # counts set_count calls: messages about older rows are stale
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)  # line key -> strip
         self._painted: dict[int, tuple] = {}  # view line -> the key Textual last painted there
         self._styles: dict[tuple[bool, bool], _PieceStyles] = {}
@@ -102,6 +110,7 @@ class LineList(ScrollView, can_focus=True):
     def set_count(self, count: int, cursor: int = 0) -> None:
         """Replace the rows: the subclass has swapped its data; repaint what changed."""
         self._count = count
+        self._rows_shown += 1
         # The list's own size never depends on its rows, so skip the screen-wide layout that
         # assigning virtual_size asks for (2-5 ms a keystroke at a million specs).
         self.set_reactive(LineList.virtual_size, Size(self.size.width, max(count, 1)))
