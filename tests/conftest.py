@@ -101,3 +101,18 @@ def synthetic(tmp_path: Path) -> Path:
         record(fake_hash(7, "eeee"), "1.3", os="ubuntu22.04", stacks=("root",)),
     ], tag="v1.0.0")
     return root
+
+
+# -- Pilot helpers shared by the UI tests -------------------------------------------------
+
+
+async def settle(app, pilot) -> None:
+    """Let the load and evaluation workers finish and their messages land."""
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def status(app) -> str:
+    """The status line as the terminal shows it."""
+    return str(app.screen.query_one("#status").render())

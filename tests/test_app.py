@@ -17,19 +17,9 @@ from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.line_list import LineList
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_list import SpecList
-from conftest import SAMPLE, fake_hash, record, write_summary
+from conftest import SAMPLE, fake_hash, record, settle, status, write_summary
 
 SIZE = (120, 40)
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-def status(app) -> str:
-    return str(app.screen.query_one("#status").render())
 
 
 def detail(app) -> str:

@@ -19,7 +19,7 @@ from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_detail import SpecDetail
 from cachetui.widgets.spec_list import SpecList
-from conftest import fake_hash
+from conftest import fake_hash, settle
 
 MIRROR = Path(__file__).parent / "fixtures" / "buildcache" / "db-v8"
 TALL = (160, 80)  # the whole of cmake's detail fits in the pane
@@ -32,12 +32,6 @@ GCC_RUNTIME = "f6cqqn6yci5rsoavlhkjvozavpoxmehq"
 
 def mirror_app(tmp_path: Path, source: Path = MIRROR) -> CacheTUI:
     return CacheTUI(service=IndexService([str(source)], cache_dir=tmp_path / "cache"))
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def pane(app) -> list[str]:

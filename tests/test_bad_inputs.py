@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cachetui.cli import main
 from cachetui.service import IndexService
-from conftest import SAMPLE, SAMPLE_DATA
+from conftest import SAMPLE, SAMPLE_DATA, settle, status
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 EXPECTED = json.loads((Path(__file__).parent / "bad_inputs.expected.json").read_text())
@@ -106,11 +106,8 @@ async def test_the_app_counts_the_problems_and_lists_each_file_and_reason(tmp_pa
     count = sum(len(v) for v in EXPECTED["problems"].values())
     app = CacheTUI(service=IndexService([str(CORPUS)], cache_dir=tmp_path / "cache"))
     async with app.run_test(size=(200, 60)) as pilot:
-        for _ in range(3):
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-        status = str(app.screen.query_one("#status").render())
-        assert status == f"4 of 4 packages · 5 of 5 specs · {count} load problems (p)"
+        await settle(app, pilot)
+        assert status(app) == f"4 of 4 packages · 5 of 5 specs · {count} load problems (p)"
         await pilot.press("p")
         await pilot.pause()
         assert isinstance(app.screen, ProblemsScreen)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fake_hash
+from conftest import fake_hash, settle, status
 
 # -- the hostile classes ----------------------------------------------------------------------
 
@@ -189,16 +189,6 @@ def hostile_app(tmp_path: Path, sources: list[str]):
     from cachetui.service import IndexService
 
     return CacheTUI(service=IndexService(sources, cache_dir=tmp_path / "cache"))
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-def status(app) -> str:
-    return str(app.screen.query_one("#status").render())
 
 
 def lines_of(app, widget=None, content: bool = False) -> list[str]:

@@ -32,6 +32,7 @@ from cachetui.widgets.candidate_list import CandidateList
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_list import SpecList
+from conftest import settle, status
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS, PACKAGES = 100_000, 1_000
@@ -100,16 +101,6 @@ async def wait_until(pilot, condition, timeout: float = 60.0, what: str = "") ->
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         await pilot.pause(0.05)
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-def status(app) -> str:
-    return str(app.screen.query_one("#status").render())
 
 
 def alive(app, history: list[str] = ()) -> None:
