@@ -9,16 +9,16 @@ loadable (the reason on stderr).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
 from collections.abc import Sequence
 
 from cachetui import __version__
+from cachetui.config import COLORS, Config, default_config_path, describe, load_config
 from cachetui.index.filter import Filter
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
-from cachetui.output import SPEC_COLUMNS, size_text, spec_cells, spec_json, spec_line, table
+from cachetui.output import SPEC_COLUMNS, edge_json, json_text, size_text, spec_cells, spec_json, spec_line, table
 from cachetui.service import IndexService, LoadReport
 from cachetui.textsafe import visible
 
@@ -31,11 +31,11 @@ COMMANDS = {
     "lookup": "every spec whose hash starts with PREFIX",
     "search": "specs matching QUERY (Spack spec syntax; names fuzzy), by package",
     "deps": "the dependency tree of the spec whose hash starts with PREFIX (--reverse: what uses it)",
+    "config": "every setting, its value and where it came from (config file, $PAGER, remembered, default)",
 }
 
 
 _URL = re.compile(r"(?i)^(https?|file|s3)://")
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class _UsageError(Exception):
@@ -52,17 +52,24 @@ def _app_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
     _cache_options(parser)
+    parser.add_argument("--color", choices=COLORS, help="colours: auto (the terminal's), 256, truecolor or none (default: the config file's, else auto)")
+    parser.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (to select text with it)")
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
     return parser
 
 
 def _cache_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", help=f"the config file (default: {visible(str(default_config_path()))})")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk index")
     parser.add_argument("--cache-dir", metavar="DIR", help="where the on-disk index lives (default: the user cache directory)")
 
 
 def _command_parser(command: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"cachetui {command}", description=COMMANDS[command].capitalize() + ".")
+    if command == "config":
+        parser.add_argument("--config", metavar="FILE", help=f"the config file (default: {visible(str(default_config_path()))})")
+        parser.add_argument("--json", action="store_true", help="write JSON for scripts")
+        return parser
     if command in ("lookup", "deps"):
         parser.add_argument("prefix", metavar="PREFIX", help="1 to 32 characters of a hash, optionally with a leading /; "
                             "or a line of a log or an install path holding a full hash")
@@ -97,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args and args[0] in COMMANDS:
             command = args[0]
             options = _command_parser(command).parse_args(args[1:])
-            return {"stats": _stats, "lookup": _lookup, "search": _search, "deps": _deps}[command](options)
+            return {"stats": _stats, "lookup": _lookup, "search": _search, "deps": _deps, "config": _config}[command](options)
         options = _app_parser().parse_args(args)
         return _run_app(options)
     except _UsageError as error:
@@ -114,14 +121,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-def _service(options: argparse.Namespace) -> IndexService:
-    return IndexService(options.sources, cache_dir=options.cache_dir, use_cache=not options.no_cache)
+def _service(options: argparse.Namespace, config: Config) -> IndexService:
+    return IndexService(_sources(options, config), cache_dir=options.cache_dir, use_cache=not options.no_cache)
+
+
+def _sources(options: argparse.Namespace, config: Config) -> list[str]:
+    """The sources named on the command line, else the config file's (else the sample data)."""
+    return options.sources or config.sources
+
+
+def _config_problems_to_stderr(config: Config) -> None:
+    for problem in config.problems:
+        print(f"cachetui: warning: {visible(problem.source)}: {visible(problem.message)}", file=sys.stderr)
 
 
 def _load(options: argparse.Namespace) -> LoadReport:
     """Load for a sub-command: problems go to stderr; nothing loadable is a usage error."""
-    sources = options.sources
-    report = _service(options).load(download=_download_progress() if sys.stderr.isatty() else None)
+    config = load_config(options.config, state_path=None)
+    _config_problems_to_stderr(config)
+    sources = _sources(options, config)
+    report = _service(options, config).load(download=_download_progress() if sys.stderr.isatty() else None)
     for problem in report.problems:
         print(f"cachetui: {problem.severity}: {visible(problem.source)}: {visible(problem.message)}", file=sys.stderr)
     if report.index.n_specs == 0:
@@ -143,10 +162,7 @@ def _download_progress():
 
 
 def _print_json(value: object) -> None:
-    # json escapes C0 controls itself; escape C1 controls and bidi marks too, so JSON on a
-    # terminal is as safe as text output. The decoded data stays exact.
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    sys.stdout.write(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+    sys.stdout.write(json_text(value) + "\n")
 
 
 # -- stats ------------------------------------------------------------------------------
@@ -258,10 +274,10 @@ def _deps(options: argparse.Namespace) -> int:
         if found is None:
             record["dependencies" if not options.reverse else "dependents"] = None
         elif options.reverse:
-            record["dependents"] = [_edge_json(line.dependency, line.depth, line.repeated) for line in tree]
+            record["dependents"] = [edge_json(line.dependency, line.depth, line.repeated) for line in tree]
         else:
-            record["dependencies"] = [_edge_json(line.dependency, line.depth, line.repeated) for line in tree]
-            record["build"] = [_edge_json(d, 1, False) for d in found.build]
+            record["dependencies"] = [edge_json(line.dependency, line.depth, line.repeated) for line in tree]
+            record["build"] = [edge_json(d, 1, False) for d in found.build]
         _print_json(record)
         return EXIT_OK
     print(visible(spec_line(index, row)))
@@ -296,12 +312,6 @@ def _edge_text(dependency, repeated: bool) -> str:
     if repeated:
         parts.append("(see above)")
     return visible(" ".join(parts))
-
-
-def _edge_json(dependency, depth: int, repeated: bool) -> dict:
-    return {"name": dependency.name, "version": dependency.version or None, "hash": dependency.hash,
-            "deptypes": dependency.deptype_names, "virtuals": list(dependency.virtuals), "kind": dependency.kind_name,
-            "depth": depth, "repeated": repeated}
 
 
 # -- search -----------------------------------------------------------------------------
@@ -370,19 +380,56 @@ def _print_csv(index, rows: list[int]) -> None:
 # -- the app ----------------------------------------------------------------------------
 
 
+def _config(options: argparse.Namespace) -> int:
+    """Every setting with its value and where it came from; the config file's problems."""
+    from cachetui.app import HELP_OWNERS  # the keymap's binding ids are the app's
+    from cachetui.keys import binding_ids
+
+    config = load_config(options.config, binding_ids=binding_ids(HELP_OWNERS))
+    rows = describe(config)
+    if options.json:
+        _print_json({"file": str(config.path), "settings": [{"key": k, "value": v, "origin": o} for k, v, o in rows],
+                     "problems": [{"source": p.source, "error": p.message, "severity": "warning"} for p in config.problems]})
+    else:
+        print(f"config file: {visible(str(config.path))}" + ("" if config.path and config.path.exists() else " (not there: defaults)"))
+        print(table(("key", "value", "from"), rows))
+        _config_problems_to_stderr(config)
+    return EXIT_USAGE if config.problems else EXIT_OK
+
+
+def _set_colors(choice: str) -> None:
+    """Textual reads its colour system when it is imported: set it first."""
+    if choice == "none":
+        os.environ["NO_COLOR"] = "1"
+    elif choice != "auto":  # auto: the terminal's (and a user's own TEXTUAL_COLOR_SYSTEM)
+        os.environ["TEXTUAL_COLOR_SYSTEM"] = choice
+
+
 def _run_app(options: argparse.Namespace) -> int:
     from pathlib import Path
 
-    sources = options.sources
+    config = load_config(options.config)
+    sources = _sources(options, config)
     missing = [s for s in sources if not _URL.match(s) and not Path(s).expanduser().exists()]
     if sources and len(missing) == len(sources):
         raise _UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
+    if options.color:
+        config.color = options.color
+        config.origins["color"] = "command line"
+    if options.no_mouse:
+        config.mouse = False
+        config.origins["mouse"] = "command line"
+    _set_colors(config.color)
     # A search result lands a few ms after the search box's own echo has used Textual's
     # frame tick, so at the default 60 frames/s it waited up to 17 ms for the next one.
     # Read by Textual at import; a user's own TEXTUAL_FPS wins.
     os.environ.setdefault("TEXTUAL_FPS", "120")
-    from cachetui.app import CacheTUI  # Textual is imported only here
+    from cachetui.app import HELP_OWNERS, CacheTUI  # Textual is imported only here
+    from cachetui.keys import binding_ids
 
-    app = CacheTUI(service=_service(options))
-    app.run()
+    # Read again now that the app's binding ids are known, to check the keymap against them.
+    checked = load_config(options.config, binding_ids=binding_ids(HELP_OWNERS))
+    config.keymap, config.problems = checked.keymap, checked.problems
+    app = CacheTUI(service=_service(options, config), config=config)
+    app.run(mouse=config.mouse)
     return app.return_code or 0

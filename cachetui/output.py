@@ -5,6 +5,8 @@ The JSON shapes are public contracts: extend them, never break them.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +35,35 @@ def spec_json(index: Index, row: int) -> dict[str, Any]:
         "source": spec.source,
         **_mirror_files(index, row),
     }
+
+
+def spec_record(index: Index, row: int) -> dict[str, Any]:
+    """Everything known of one spec: its JSON, install command and dependencies (as `deps
+    --json` gives them; null where its source lists none). What the pager shows."""
+    from cachetui.index.deps import dependencies_of  # numpy: not before it is asked for
+
+    record = {**spec_json(index, row), "install": index.spec(row).install_command}
+    found = dependencies_of(index, row)
+    record["dependencies"] = None if found is None else [edge_json(line.dependency, line.depth, line.repeated) for line in found.tree]
+    record["build"] = None if found is None else [edge_json(d, 1, False) for d in found.build]
+    return record
+
+
+def edge_json(dependency, depth: int, repeated: bool) -> dict[str, Any]:
+    """One dependency line of `deps --json` (a public shape)."""
+    return {"name": dependency.name, "version": dependency.version or None, "hash": dependency.hash,
+            "deptypes": dependency.deptype_names, "virtuals": list(dependency.virtuals), "kind": dependency.kind_name,
+            "depth": depth, "repeated": repeated}
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(value: object) -> str:
+    """Indented JSON that is safe on a terminal. json escapes C0 controls itself; C1
+    controls and bidi marks are escaped too, so the decoded data stays exact."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _mirror_files(index: Index, row: int) -> dict[str, str]:

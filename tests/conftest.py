@@ -75,9 +75,11 @@ def write_summary(path: Path, package: str, records: list[dict], tag: str = "dev
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch) -> Path:
-    """Tests never read or write the user's own on-disk index."""
+    """Tests never read or write the user's own on-disk index, config or remembered state."""
     cache = tmp_path_factory.mktemp("xdg-cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
     return cache / "cachetui"
 
 

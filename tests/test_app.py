@@ -9,9 +9,10 @@ from textual import events
 
 
 from cachetui.app import HELP_OWNERS, CacheTUI
+from cachetui.keys import key_entries
 from cachetui.index.filter import Filter
 from cachetui.screens.hash_lookup import HashLookupScreen
-from cachetui.screens.help import HelpScreen, binding_rows
+from cachetui.screens.help import HelpScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.line_list import LineList
@@ -206,17 +207,17 @@ async def test_missing_hash_says_so() -> None:
 
 async def test_help_lists_every_binding() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(120, 60)) as pilot:  # tall enough for every line at once
         await settle(app, pilot)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         lines = painted(app).splitlines()
-        rows = binding_rows(HELP_OWNERS)
-        assert len(rows) >= 14
-        for _, keys, description, binding_id in rows:
-            line = next((line for line in lines if f" {binding_id} " in line + " "), None)
-            assert line is not None and keys in line and description[:20] in line, binding_id
+        entries = key_entries(HELP_OWNERS)
+        assert len(entries) >= 14
+        for entry in entries:
+            line = next((line for line in lines if f" {entry.id} " in line + " "), None)
+            assert line is not None and entry.keys in line and entry.tooltip[:20] in line, entry.id
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -419,7 +420,7 @@ async def test_dragging_the_scroll_bar_never_chooses_a_row() -> None:
     from textual import events
 
     app = CacheTUI()
-    async with app.run_test(size=(100, 24)) as pilot:
+    async with app.run_test(size=(120, 24)) as pilot:  # wide: the filters show
         await settle(app, pilot)
         sidebar = app.screen.query_one(FacetSidebar)
         assert sidebar.count > sidebar.content_region.height  # it has a bar

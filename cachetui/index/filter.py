@@ -36,6 +36,15 @@ class Filter:
     def with_query(self, query: str) -> Filter:
         return Filter(query, self.selections)
 
+    def with_selection(self, facet: str, values: set[str] | frozenset[str]) -> Filter:
+        """`facet` set to exactly `values` (none: that facet cleared); the others kept."""
+        selected = {f: set(v) for f, v in self.selections}
+        selected[facet] = set(values)
+        return Filter.of(self.query, selected)
+
+    def without_selections(self) -> Filter:
+        return Filter(self.query)
+
 
 @dataclass(frozen=True)
 class Result:

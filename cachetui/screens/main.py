@@ -1,5 +1,8 @@
 """The main screen: facets | search + packages | specs + detail, a status line, a footer.
 
+Below 120 columns the filters and the detail pane fold away (f and d bring them back); at
+120 and wider everything shows at once. Folding is two reactives that toggle CSS classes.
+
 It owns the flow: loading runs in a thread worker that posts progress; each change of
 search text or facets claims a generation number from the service and evaluates in an
 exclusive worker; a result that is no longer current is dropped, never shown.
@@ -15,6 +18,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
@@ -22,10 +27,13 @@ from textual.worker import get_current_worker
 from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
 from cachetui.index.query import Query, QueryError, parse_query
+from cachetui.config import Config
 from cachetui.messages import DownloadProgress, LoadFailed, Loaded, LoadProgress, ResultReady
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
+from cachetui.output import json_text, spec_record
+from cachetui.pager import DEFAULT_PAGER, run_pager
 from cachetui.textsafe import visible
 from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.facet_sidebar import FacetSidebar
@@ -36,15 +44,30 @@ from cachetui.widgets.spec_detail import SpecDetail
 from cachetui.widgets.spec_list import SpecList
 
 
+# At this width and wider, the filters, the lists and the detail pane all fit side by side.
+WIDE = 120
+
+
 class MainScreen(Screen):
     HELP_GROUP = "main"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
     BINDINGS = [
         Binding("slash", "focus_search", "Search", id="focus-search", tooltip="Focus the search box (Spack spec syntax; /prefix finds hashes)"),
         Binding("tab", "app.focus_next", "Next pane", show=False, id="focus-next", tooltip="Move to the next pane"),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False, id="focus-previous", tooltip="Move to the previous pane"),
         Binding("escape", "leave_search", "Leave search", show=False, id="leave-search", tooltip="Leave the search box for the package list"),
-        Binding("p", "problems", "Problems", id="show-problems", tooltip="List every load problem (file and reason)"),
+        Binding("f,f2", "toggle_filters", "Filters", id="toggle-filters", tooltip="Show or hide the filters (stacks, OS, targets, compilers, ...)"),
+        Binding("d,f3", "toggle_detail", "Detail", id="toggle-detail", tooltip="Show or hide the detail pane of the highlighted spec"),
+        Binding("x", "clear_filters", "Clear filters", show=False, id="clear-filters", tooltip="Clear every filter (the search text stays)"),
+        Binding("y", "copy('hash')", "Copy hash", id="copy-hash", tooltip="Copy the highlighted spec's full hash (OSC 52; shown too)"),
+        Binding("Y", "copy('install')", "Copy install", show=False, id="copy-install", tooltip="Copy the highlighted spec's install command"),
+        Binding("U", "copy('url')", "Copy URL", show=False, id="copy-url", tooltip="Copy the highlighted spec's tarball URL, when known"),
+        Binding("v", "view_record", "View JSON", show=False, id="view-record", tooltip="Open the highlighted spec's full record (JSON) in $PAGER"),
+        Binding("p", "problems", "Problems", show=False, id="show-problems", tooltip="List every load problem (file and reason)"),
     ]
+    # Shown or folded away; set from the width when it crosses WIDE, and by f and d.
+    filters_shown = var(True, init=False)
+    detail_shown = var(True, init=False)
 
     def __init__(self, service: IndexService) -> None:
         super().__init__()
@@ -54,6 +77,7 @@ class MainScreen(Screen):
         self._shown: tuple[int | None, Result | None] = (None, None)
         self._loading = "starting…"
         self._query_error = ""  # why the search text does not parse, while it does not
+        self._wide: bool | None = None  # the width class the panes were last laid out for
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -69,6 +93,7 @@ class MainScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._fit_width(self.app.size.width)
         self.query_one("#facets").border_title = "Filters"
         self.query_one("#packages").border_title = "Packages"
         self.query_one("#specs").border_title = "Specs"
@@ -77,6 +102,40 @@ class MainScreen(Screen):
         self.query_one(PackageList).focus()
         self._update_status()
         self._load()
+
+    # -- layout -------------------------------------------------------------------------
+
+    def on_resize(self, event: Resize) -> None:
+        self._fit_width(event.size.width)
+
+    def _fit_width(self, width: int) -> None:
+        """Crossing WIDE lays the panes out for the new width: all shown, or folded."""
+        wide = width >= WIDE
+        if wide != self._wide:
+            self._wide = wide
+            self.filters_shown = self.detail_shown = wide
+
+    def watch_filters_shown(self, shown: bool) -> None:
+        self.set_class(not shown, "-filters-hidden")
+        self._leave_if_hidden("#facets", shown, "#packages")
+        self._update_status()
+
+    def watch_detail_shown(self, shown: bool) -> None:
+        self.set_class(not shown, "-detail-hidden")
+        self._leave_if_hidden("#detail", shown, "#specs")
+
+    def _leave_if_hidden(self, pane: str, shown: bool, to: str) -> None:
+        focused = self.focused
+        if not shown and focused is not None and (focused.id == pane[1:] or any(a.id == pane[1:] for a in focused.ancestors)):
+            self.query_one(to).focus()
+
+    def action_toggle_filters(self) -> None:
+        self.filters_shown = not self.filters_shown
+        if self.filters_shown:
+            self.query_one(FacetSidebar).focus()  # shown to be used
+
+    def action_toggle_detail(self) -> None:
+        self.detail_shown = not self.detail_shown
 
     # -- loading ------------------------------------------------------------------------
 
@@ -188,6 +247,9 @@ class MainScreen(Screen):
             s = index.n_specs if index else 0
             text = f"0 of {n} packages · 0 of {s} specs"
         status = Text(text)
+        if not self.filters_shown and self.filter.selections:  # folded away, but still narrowing
+            chosen = " ".join(f"{facet}={','.join(sorted(values))}" for facet, values in self.filter.selections)
+            status.append(f" · filters: {visible(chosen)} (f)", style="bold")
         if self._loading:
             status.append(f" · {self._loading}", style="italic")
         if self._query_error:
@@ -276,6 +338,7 @@ class MainScreen(Screen):
         if isinstance(event.line_list, PackageList):
             self.query_one(SpecList).focus()
         elif isinstance(event.line_list, SpecList):
+            self.detail_shown = True  # enter on a spec opens its detail, folded or not
             self.query_one(SpecDetail).focus()
 
     def on_dependency_list_chosen(self, event: DependencyList.Chosen) -> None:
@@ -352,6 +415,86 @@ class MainScreen(Screen):
             self.notify("Still loading.", severity="warning")
         else:
             self.app.push_screen(ProblemsScreen(report.problems))
+
+    def action_clear_filters(self) -> None:
+        if self.filter.selections:
+            self.filter = self.filter.without_selections()
+            self._request()
+            self._update_status()
+
+    def toggle_facet(self, facet: str, value: str) -> None:
+        """Turn one filter value on or off (the palette's way to the sidebar's space)."""
+        self.filter = self.filter.toggled(facet, value)
+        self._request()
+        self._update_status()
+
+    def switch_tag(self, tag: str | None) -> None:
+        """Show one cache tag only (None: every tag)."""
+        self.filter = self.filter.with_selection("tag", {tag} if tag else set())
+        self._request()
+        self._update_status()
+
+    def go_to_package(self, package: int) -> None:
+        """Highlight `package` in the list, clearing what hides it, and move to its specs."""
+        index = self.service.index
+        packages = self.query_one(PackageList)
+        if index is None:
+            return
+        if package not in packages.packages:
+            rows = index.rows_in_package(package, index.all_rows)
+            if not rows:
+                return
+            self.jump_to(rows[0], "Package")
+        packages.select_package(package)
+        self._show_package(package)
+        packages.focus()
+
+    def look_up_hash(self, prefix: str) -> None:
+        """Go to the spec whose hash starts with `prefix`, or offer the choice of several."""
+        if self.service.index is not None:
+            self._go_to_specs(self.service.index.lookup_hash(prefix), prefix, narrowed=False)
+
+    @property
+    def highlighted_row(self) -> int | None:
+        """The spec the copy keys, the pager and the detail pane are about."""
+        return self.query_one(SpecDetail).row
+
+    def action_copy(self, what: str) -> None:
+        index, row = self.service.index, self.highlighted_row
+        if index is None or row is None:
+            self.notify("No spec is highlighted.", title="Copy", severity="warning")
+            return
+        spec = index.spec(row)
+        if what == "hash":
+            self.app.copy(spec.hash, "hash")
+        elif what == "install":
+            self.app.copy(spec.install_command, "install command")
+        elif spec.tarball:
+            self.app.copy(spec.tarball, "tarball URL")
+        else:
+            files = index.binary_files(row)
+            where = f"; its spec manifest: {files.manifest}" if files.manifest else ""
+            self.notify(visible(f"No tarball URL is known for {spec.package}@{spec.version} /{spec.hash[:7]}{where}"),
+                        title="Copy", severity="warning", markup=False)
+
+    def action_view_record(self) -> None:
+        """The highlighted spec's full record as JSON in the user's pager, the app suspended."""
+        from textual.app import SuspendNotSupported
+
+        index, row = self.service.index, self.highlighted_row
+        if index is None or row is None:
+            self.notify("No spec is highlighted.", title="Pager", severity="warning")
+            return
+        text = json_text(spec_record(index, row)) + "\n"
+        config: Config = getattr(self.app, "config", None) or Config()
+        command = config.pager or DEFAULT_PAGER
+        try:
+            with self.app.suspend():
+                failed = run_pager(command, text)
+        except SuspendNotSupported:
+            failed = "this terminal cannot hand the screen to a pager"
+        if failed:
+            self.notify(visible(failed) + " (set $PAGER, or pager in the config file)", title="Pager", severity="error", markup=False)
 
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):

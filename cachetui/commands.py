@@ -1,0 +1,139 @@
+"""The command palette (ctrl+p): the app's and the main screen's key bindings by their
+names (the same names the footer and the help show), and commands over the loaded data:
+go to a package, toggle a filter value, switch tag, look up a hash, pick a theme.
+
+Bounded by design: packages come from the index's own ranker (a handful, best first), not
+from matching every name in Python; facet values and themes are tens to hundreds.
+Everything shown is built as plain Content: data is never read as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
+
+from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
+from cachetui.model import FACETS
+from cachetui.textsafe import visible
+
+# Bindings that make no sense as commands: moving focus, leaving the box, the palette itself.
+_NOT_COMMANDS = {"focus-next", "focus-previous", "leave-search", "quit-anywhere", "command-palette"}
+PACKAGE_HITS = 8
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # what the palette shows and matches: "Copy hash", "Tag: develop"
+    run: Callable[[], object]
+    help: str  # never data: the palette reads it as markup
+
+
+class CacheCommands(Provider):
+    def _main(self):
+        from cachetui.screens.main import MainScreen  # (the screen imports the app's pieces)
+
+        return self.screen if isinstance(self.screen, MainScreen) else None
+
+    def _commands(self) -> Iterator[Command]:
+        """Every command with a fixed name, in the order an empty palette lists them."""
+        app, main = self.app, self._main()
+        for entry in app.key_entries():
+            if entry.id in _NOT_COMMANDS or entry.owner.__name__ not in ("CacheTUI", "MainScreen"):
+                continue
+            if entry.owner.__name__ == "MainScreen" and main is None:
+                continue
+            target = app if entry.owner.__name__ == "CacheTUI" else main
+            yield Command(entry.description, partial(target.run_action, entry.action), f"{entry.tooltip} · {entry.keys}")
+        index = main.service.index if main is not None else None
+        if index is not None:
+            tags = index.facet_values.get("tag", [])
+            chosen = main.filter.selected.get("tag", frozenset())
+            if len(tags) > 1 or chosen:
+                for tag in tags:
+                    yield Command(f"Tag: {visible(tag)}", partial(main.switch_tag, tag), "show this cache tag only" + (" (shown now)" if chosen == {tag} else ""))
+                yield Command("Tag: all", partial(main.switch_tag, None), "show every cache tag")
+        for name in sorted(app.available_themes):
+            yield Command(f"Theme: {name}", partial(setattr, app, "theme", name), "the current theme" if name == app.theme else "use this theme (remembered)")
+
+    def _facet_commands(self) -> Iterator[Command]:
+        main = self._main()
+        if main is None or main.service.index is None or main.result is None:
+            return
+        index, counts, selected = main.service.index, main.result.facet_counts, main.filter.selected
+        for facet in FACETS:
+            for value in index.facet_values.get(facet, []):
+                on = value in selected.get(facet, ())
+                count = counts.get(facet, {}).get(value, 0)
+                state = f"on: turn it off · {count:,} specs" if on else f"turn it on · {count:,} specs"
+                yield Command(f"Filter: {facet}={visible(value)}", partial(main.toggle_facet, facet, value), state)
+
+    async def discover(self) -> Hits:
+        for command in self._commands():
+            yield DiscoveryHit(Content(command.name), command.run, text=command.name, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in [*self._commands(), *self._facet_commands()]:
+            score = matcher.match(command.name)
+            if score > 0:
+                yield Hit(score, _highlighted(matcher, command.name), command.run, text=command.name, help=command.help)
+        for hit in self._hash_hits(query):
+            yield hit
+        for hit in self._package_hits(query):
+            yield hit
+
+    def _package_hits(self, query: str) -> Iterator[Hit]:
+        main = self._main()
+        words = _without_word(query, "package")
+        if main is None or main.service.index is None or len(words) < 2:
+            return
+        index, matcher = main.service.index, Matcher(words)
+        for place, package in enumerate(index.package_ranker.rank(words)[:PACKAGE_HITS]):
+            name = index.packages[package]
+            label = f"Package: {visible(name)}"
+            # The palette orders by score: the matcher's own (unbounded) score, lifted by the
+            # ranker's order so that an exact name or a typo-tolerant match is not buried.
+            lift = 20 if name.lower() == words.lower() else 8 - place
+            yield Hit(matcher.match(label) + lift, _highlighted(matcher, label), partial(main.go_to_package, package),
+                      text=label, help="go to this package")
+
+    def _hash_hits(self, query: str) -> Iterator[Hit]:
+        main = self._main()
+        text = _without_word(query, "hash")
+        if main is None or main.service.index is None:
+            return
+        try:
+            prefix = normalise_hash_prefix(text)
+        except HashPrefixError:
+            return
+        if len(prefix) < 3 and not text.startswith("/"):
+            return  # two letters are a word more often than a hash
+        found = len(main.service.index.lookup_hash(prefix))
+        if found:
+            label = f"Hash: /{prefix}"
+            yield Hit(100 if text.startswith("/") else 30, Content(label), partial(main.look_up_hash, prefix), text=label,
+                      help=f"go to the spec whose hash starts with it ({found:,} match{'es' if found != 1 else ''})")
+
+
+def _without_word(query: str, word: str) -> str:
+    """`package zlib` and `package: zlib` are `zlib` to the package commands."""
+    text = query.strip()
+    if text.lower().startswith(word):
+        text = text[len(word):].lstrip(": ")
+    return text
+
+
+def _highlighted(matcher: Matcher, text: str) -> Content:
+    """`text` as plain Content (never markup), the characters the matcher matched styled."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if score:
+        for offset in offsets:
+            if not text[offset].isspace():
+                content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
