@@ -12,7 +12,7 @@ from textual.theme import Theme
 from cachetui.clipboard import clipboard_sequences
 from cachetui.commands import CacheCommands
 from cachetui.config import Config, ConfigProblem, remember_theme
-from cachetui.keys import KeyEntry, key_entries
+from cachetui.keys import KeyEntry, key_entries, key_label
 from cachetui.resources import stylesheet
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.help import HelpScreen
@@ -35,7 +35,7 @@ class CacheTUI(App):
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit cachetui"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-anywhere", tooltip="Quit cachetui, even from the search box"),
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="Show every key binding"),
-        Binding("ctrl+p", "command_palette", "Palette", priority=True, id="command-palette",
+        Binding("ctrl+p", "command_palette", "Palette", show=False, priority=True, id="command-palette",
                 tooltip="Commands: go to a package, toggle a filter, switch tag, look up a hash, copy, theme"),
         Binding("ctrl+g", "go_to_hash", "Go to hash", priority=True, id="go-to-hash", tooltip="Go to a spec by the start of its hash, from anywhere"),
     ]
@@ -51,7 +51,24 @@ class CacheTUI(App):
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
         self.set_keymap(self.config.keymap)
+        self.config_problems += self._keymap_clashes()
         self.theme = self._remembered_theme = self._starting_theme()
+
+    def _keymap_clashes(self) -> list[ConfigProblem]:
+        """Keys the keymap gives to one binding that another still has (Textual lets the
+        keymap's win where both are in force, silently)."""
+        problems = []
+        for binding_id, keys in self._keymap.items():
+            for owner in HELP_OWNERS:
+                for binding in owner.BINDINGS:
+                    if binding.id == binding_id or binding.id in self._keymap:
+                        continue
+                    taken = set(keys.split(",")) & {key.strip() for key in binding.key.split(",")}
+                    if taken:
+                        problems.append(ConfigProblem(self.config.origin(f"keymap.{binding_id}"),
+                                        f"keymap: {binding_id} = {key_label(','.join(sorted(taken)))!r} is also the key of "
+                                        f"{binding.id} ({binding.description}); give one of them another key"))
+        return problems
 
     def _starting_theme(self) -> str:
         wanted = self.config.theme

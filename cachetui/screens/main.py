@@ -90,7 +90,7 @@ class MainScreen(Screen):
                 yield SpecList(id="specs")
                 yield SpecDetail(id="detail")
         yield Static(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._fit_width(self.app.size.width)
