@@ -647,3 +647,20 @@ async def test_a_slash_inside_a_value_is_not_a_hash_hint() -> None:
         await settle(app, pilot)
         search = app.screen.query_one("#search")
         assert not search.border_subtitle and not search.has_class("-invalid")
+
+
+async def test_a_burst_of_enters_on_a_filter_header_folds_it_and_toggles_nothing_else() -> None:
+    """Two enters arrive before the first is handled: the first folds the section, so the
+    position the second chose is another line by then; it is ignored, not a crash or a toggle."""
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        sidebar = app.screen.query_one(FacetSidebar)
+        sidebar.focus()
+        last = len(sidebar.lines) - 1
+        sidebar.cursor = sidebar.lines.index(("os", None))
+        sidebar.post_message(FacetSidebar.Selected(sidebar, sidebar.cursor))  # fold OS
+        sidebar.post_message(FacetSidebar.Selected(sidebar, last))  # chosen before the fold landed
+        await settle(app, pilot)
+        assert ("os", "ubuntu22.04") not in sidebar.lines and app.is_running
+        assert app.screen.filter.selections == () and status(app) == SAMPLE.status()

@@ -158,6 +158,8 @@ async def test_ten_thousand_random_keys_then_a_correct_search(corpus: Path, tmp_
         screen = app.screen
         assert isinstance(screen, MainScreen), app.screen_stack
         sidebar = screen.query_one(FacetSidebar)
+        screen.filters_shown = True  # (`f` may have folded them away)
+        await pilot.pause()
         for facet, values in screen.filter.selections:
             for value in sorted(values):
                 if (facet, value) not in sidebar.lines:  # its section is folded: unfold it

@@ -93,6 +93,8 @@ class FacetSidebar(LineList):
         if event.line_list is not self:
             return
         event.stop()
+        if event.stale:  # a fold or a new result since: that position is another line now
+            return
         facet, value = self._lines[event.index]
         if value is None:
             self._folded.symmetric_difference_update({facet})
