@@ -4,26 +4,27 @@ the user's config sets (theme, keymap); copying to the terminal's clipboard."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from textual.app import App
 from textual.binding import Binding
-from textual.theme import Theme
+from textual.filter import LineFilter, Monochrome, NoColor
+from textual.theme import BUILTIN_THEMES, Theme
 
 from cachetui.clipboard import clipboard_sequences
 from cachetui.commands import CacheCommands
-from cachetui.config import Config, ConfigProblem, remember_theme
-from cachetui.keys import KeyEntry, key_entries, key_label
+from cachetui.config import DEFAULT_THEME, ORIGIN_DEFAULT, Config, ConfigProblem, check_keymap, remember_theme
+from cachetui.keys import KeyEntry, binding_ids, key_entries, keymap_clashes
 from cachetui.resources import stylesheet
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.help import HelpScreen
 from cachetui.screens.main import MainScreen
+from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
 from cachetui.textsafe import visible
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.line_list import LineList
 from cachetui.widgets.spec_detail import SpecDetail
-
-DEFAULT_THEME = "textual-dark"
 
 
 class CacheTUI(App):
@@ -45,45 +46,35 @@ class CacheTUI(App):
         self.service = service or IndexService(sources)
         # No config given (tests, embedding): the defaults, and nothing remembered.
         self.config = config or Config()
-        self.config_problems: list[ConfigProblem] = list(self.config.problems)
+        check_config(self.config)
         # Over SSH every animated frame costs bandwidth and latency: none unless asked for
         # (TEXTUAL_ANIMATIONS in the environment still wins).
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
         self.set_keymap(self.config.keymap)
-        self.config_problems += self._keymap_clashes()
-        self.theme = self._remembered_theme = self._starting_theme()
+        self.theme = self._remembered_theme = self.config.theme or DEFAULT_THEME
 
-    def _keymap_clashes(self) -> list[ConfigProblem]:
-        """Keys the keymap gives to one binding that another still has (Textual lets the
-        keymap's win where both are in force, silently)."""
-        problems = []
-        for binding_id, keys in self._keymap.items():
-            for owner in HELP_OWNERS:
-                for binding in owner.BINDINGS:
-                    if binding.id == binding_id or binding.id in self._keymap:
-                        continue
-                    taken = set(keys.split(",")) & {key.strip() for key in binding.key.split(",")}
-                    if taken:
-                        problems.append(ConfigProblem(self.config.origin(f"keymap.{binding_id}"),
-                                        f"keymap: {binding_id} = {key_label(','.join(sorted(taken)))!r} is also the key of "
-                                        f"{binding.id} ({binding.description}); give one of them another key"))
-        return problems
-
-    def _starting_theme(self) -> str:
-        wanted = self.config.theme
-        if wanted and wanted not in self.available_themes:
-            where = self.config.origin("theme")
-            known = ", ".join(sorted(self.available_themes))
-            self.config_problems.append(ConfigProblem(where, f"key 'theme': no theme named {visible(wanted)!r} (themes: {known})"))
-            wanted = None
-        return wanted or DEFAULT_THEME
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """With NO_COLOR (`--color none`), no colour at all: Textual's own choice, greys, still
+        sends colours. The terminal's default colours and the text attributes remain; the
+        stylesheet marks the cursor and the focused pane with attributes then (:nocolor)."""
+        return [NoColor() if isinstance(f, Monochrome) else f for f in super().get_line_filters()]
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.push_screen(MainScreen(self.service))
-        for problem in self.config_problems:
-            self.notify(visible(f"{problem.source}: {problem.message}"), title="Config", severity="warning", timeout=15, markup=False)
+        self._tell_config_problems()
+
+    def _tell_config_problems(self) -> None:
+        """One notification, not one each: a dozen toasts would cover the screen and expire
+        unread. The CLI prints them all on stderr when the app ends; `cachetui config` too."""
+        problems = self.config.problems
+        if not problems:
+            return
+        shown = "\n".join(visible(f"{p.source}: {p.message}") for p in problems[:3])
+        more = f"\n… and {len(problems) - 3} more: `cachetui config` lists them" if len(problems) > 3 else ""
+        self.notify(shown + more, title=f"Config: {len(problems)} problem{'s' if len(problems) > 1 else ''}",
+                    severity="warning", timeout=20, markup=False)
 
     def _theme_changed(self, theme: Theme) -> None:
         # A choice made in the app is kept for next time (not the one it started with).
@@ -95,14 +86,17 @@ class CacheTUI(App):
         """Every binding, with the keys the user's keymap gives it."""
         return key_entries(HELP_OWNERS, self._keymap)
 
-    def copy(self, text: str, what: str) -> None:
-        """Put `text` on the terminal's clipboard (OSC 52, for tmux too) and show it, so it can be
-        selected by hand where the terminal ignores OSC 52."""
-        self._clipboard = text  # as App.copy_to_clipboard keeps it
+    def copy_to_clipboard(self, text: str) -> None:
+        """OSC 52, and inside tmux its passthrough form too (clipboard.py); Textual's own copies
+        (ctrl+c in a text box) go this way as well."""
+        self._clipboard = text
         if self._driver is not None:
             for sequence in clipboard_sequences(text):
                 self._driver.write(sequence)
-            self._driver.flush()
+
+    def copy(self, text: str, what: str) -> None:
+        """Copy, and show what was copied: to select by hand where the terminal ignores OSC 52."""
+        self.copy_to_clipboard(text)
         self.notify(visible(text), title=f"Copied {what}", timeout=10, markup=False)
 
     def action_go_to_hash(self) -> None:
@@ -119,4 +113,31 @@ class CacheTUI(App):
 
 
 # Whose bindings the help lists, in this order.
-HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar, SpecDetail, HashLookupScreen]
+HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar, SpecDetail, HashLookupScreen, HelpScreen, ProblemsScreen]
+
+
+def check_config(config: Config) -> None:
+    """Check what only the app knows: its binding ids, the keys the keymap gives them, its
+    theme names. What is wrong is dropped, with a problem naming the file and the key."""
+    found = []
+    check_keymap(config, binding_ids(HELP_OWNERS))
+    for binding_id, why in keymap_clashes(CacheTUI._normalize_keymap(config.keymap), binding_chains()):
+        found.append(ConfigProblem(config.origin(f"keymap.{binding_id}"), why))
+    if config.theme and config.theme not in BUILTIN_THEMES:
+        known = ", ".join(sorted(BUILTIN_THEMES))
+        found.append(ConfigProblem(config.origin("theme"), f"key 'theme': no theme named '{visible(config.theme)}' (themes: {known})"))
+        config.theme, config.origins["theme"] = None, ORIGIN_DEFAULT
+    config.problems += [problem for problem in found if problem not in config.problems]  # checked twice: said once
+
+
+def binding_chains() -> list[list[type]]:
+    """The owners whose bindings are in force together, for each place the focus can be."""
+    return [
+        [LineList, MainScreen, CacheTUI],  # the package and spec lists
+        [FacetSidebar, LineList, MainScreen, CacheTUI],
+        [SpecDetail, MainScreen, CacheTUI],
+        [MainScreen, CacheTUI],  # the search box
+        [HashLookupScreen, LineList, CacheTUI],
+        [HelpScreen, CacheTUI],
+        [ProblemsScreen, LineList, CacheTUI],
+    ]

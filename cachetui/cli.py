@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from cachetui import __version__
-from cachetui.config import COLORS, Config, default_config_path, describe, load_config
+from cachetui.config import COLORS, ORIGIN_COMMAND_LINE, Config, default_config_path, describe, load_config
 from cachetui.index.filter import Filter
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
 from cachetui.output import SPEC_COLUMNS, edge_json, json_text, size_text, spec_cells, spec_json, spec_line, table
@@ -381,15 +381,16 @@ def _print_csv(index, rows: list[int]) -> None:
 
 
 def _config(options: argparse.Namespace) -> int:
-    """Every setting with its value and where it came from; the config file's problems."""
-    from cachetui.app import HELP_OWNERS  # the keymap's binding ids are the app's
-    from cachetui.keys import binding_ids
+    """Every setting with its value and where it came from; the config file's problems,
+    checked as the app checks them (binding ids, keys that clash, theme names)."""
+    from cachetui.app import check_config  # the app's binding ids and themes: imports Textual
 
-    config = load_config(options.config, binding_ids=binding_ids(HELP_OWNERS))
+    config = load_config(options.config)
+    check_config(config)
     rows = describe(config)
     if options.json:
         _print_json({"file": str(config.path), "settings": [{"key": k, "value": v, "origin": o} for k, v, o in rows],
-                     "problems": [{"source": p.source, "error": p.message, "severity": "warning"} for p in config.problems]})
+                     "problems": [{"source": p.source, "error": p.message, "severity": p.severity} for p in config.problems]})
     else:
         print(f"config file: {visible(str(config.path))}" + ("" if config.path and config.path.exists() else " (not there: defaults)"))
         print(table(("key", "value", "from"), rows))
@@ -398,10 +399,12 @@ def _config(options: argparse.Namespace) -> int:
 
 
 def _set_colors(choice: str) -> None:
-    """Textual reads its colour system when it is imported: set it first."""
+    """Textual reads its colour system when it is imported: set it first. An explicit choice
+    wins over an inherited NO_COLOR; auto leaves the environment as the user has it."""
     if choice == "none":
         os.environ["NO_COLOR"] = "1"
-    elif choice != "auto":  # auto: the terminal's (and a user's own TEXTUAL_COLOR_SYSTEM)
+    elif choice != "auto":
+        os.environ.pop("NO_COLOR", None)
         os.environ["TEXTUAL_COLOR_SYSTEM"] = choice
 
 
@@ -409,27 +412,21 @@ def _run_app(options: argparse.Namespace) -> int:
     from pathlib import Path
 
     config = load_config(options.config)
-    sources = _sources(options, config)
-    missing = [s for s in sources if not _URL.match(s) and not Path(s).expanduser().exists()]
-    if sources and len(missing) == len(sources):
+    missing = [s for s in options.sources if not _URL.match(s) and not Path(s).expanduser().exists()]
+    if options.sources and len(missing) == len(options.sources):  # (the config file's: load problems, as any)
         raise _UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
     if options.color:
-        config.color = options.color
-        config.origins["color"] = "command line"
+        config.color, config.origins["color"] = options.color, ORIGIN_COMMAND_LINE
     if options.no_mouse:
-        config.mouse = False
-        config.origins["mouse"] = "command line"
+        config.mouse, config.origins["mouse"] = False, ORIGIN_COMMAND_LINE
     _set_colors(config.color)
     # A search result lands a few ms after the search box's own echo has used Textual's
     # frame tick, so at the default 60 frames/s it waited up to 17 ms for the next one.
     # Read by Textual at import; a user's own TEXTUAL_FPS wins.
     os.environ.setdefault("TEXTUAL_FPS", "120")
-    from cachetui.app import HELP_OWNERS, CacheTUI  # Textual is imported only here
-    from cachetui.keys import binding_ids
+    from cachetui.app import CacheTUI  # Textual is imported only here, after the colours are set
 
-    # Read again now that the app's binding ids are known, to check the keymap against them.
-    checked = load_config(options.config, binding_ids=binding_ids(HELP_OWNERS))
-    config.keymap, config.problems = checked.keymap, checked.problems
     app = CacheTUI(service=_service(options, config), config=config)
     app.run(mouse=config.mouse)
+    _config_problems_to_stderr(config)  # shown in the app too; here they outlive it
     return app.return_code or 0

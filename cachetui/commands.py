@@ -16,6 +16,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
+from textual.markup import escape
 
 from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
 from cachetui.model import FACETS
@@ -30,7 +31,7 @@ PACKAGE_HITS = 8
 class Command:
     name: str  # what the palette shows and matches: "Copy hash", "Tag: develop"
     run: Callable[[], object]
-    help: str  # never data: the palette reads it as markup
+    help: str  # the palette reads it as markup: escaped in _help()
 
 
 class CacheCommands(Provider):
@@ -48,7 +49,7 @@ class CacheCommands(Provider):
             if entry.owner.__name__ == "MainScreen" and main is None:
                 continue
             target = app if entry.owner.__name__ == "CacheTUI" else main
-            yield Command(entry.description, partial(target.run_action, entry.action), f"{entry.tooltip} · {entry.keys}")
+            yield Command(entry.description, partial(target.run_action, entry.action), _help(f"{entry.tooltip} · {entry.keys}"))
         index = main.service.index if main is not None else None
         if index is not None:
             tags = index.facet_values.get("tag", [])
@@ -65,7 +66,10 @@ class CacheCommands(Provider):
         if main is None or main.service.index is None or main.result is None:
             return
         index, counts, selected = main.service.index, main.result.facet_counts, main.filter.selected
+        offers_tags = len(index.facet_values.get("tag", [])) > 1 or "tag" in selected
         for facet in FACETS:
+            if facet == "tag" and offers_tags:
+                continue  # "Tag: develop" says it (and switches, which is what a tag is for)
             for value in index.facet_values.get(facet, []):
                 on = value in selected.get(facet, ())
                 count = counts.get(facet, {}).get(value, 0)
@@ -118,6 +122,11 @@ class CacheCommands(Provider):
             label = f"Hash: /{prefix}"
             yield Hit(100 if text.startswith("/") else 30, Content(label), partial(main.look_up_hash, prefix), text=label,
                       help=f"go to the spec whose hash starts with it ({found:,} match{'es' if found != 1 else ''})")
+
+
+def _help(text: str) -> str:
+    """Help text as markup that shows `text` as it is (a keymap's keys are the user's text)."""
+    return escape(visible(text))
 
 
 def _without_word(query: str, word: str) -> str:

@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from platformdirs import user_config_dir, user_state_dir
 
+from cachetui.pager import DEFAULT_PAGER
 from cachetui.textsafe import visible
 
 if sys.version_info >= (3, 11):
@@ -36,6 +38,7 @@ COLORS = ("auto", "256", "truecolor", "none")
 KEYS = ("sources", "theme", "color", "mouse", "pager", "keymap")
 
 ORIGIN_DEFAULT = "default"
+DEFAULT_THEME = "textual-dark"  # legible in 256 colours (tests/test_session.py)
 ORIGIN_COMMAND_LINE = "command line"
 ORIGIN_PAGER_ENV = "$PAGER"
 
@@ -50,7 +53,6 @@ _MAX_PROBLEMS = 20
 _SHOWN = 60
 # One key of a binding as Textual spells it: "y", "Y", "f2", "question_mark", "ctrl+b", "ctrl+@".
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_KEY = re.compile(r"[^\s,+]+(?:\+[^\s,+]+)*")
 _BARE_TOML_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -117,6 +119,16 @@ def load_config(path: str | Path | None = None, *, binding_ids: Collection[str] 
     return config
 
 
+def check_keymap(config: Config, binding_ids: Collection[str]) -> None:
+    """Drop the keymap entries whose binding id the app does not know, each with a problem.
+    (The CLI reads the config before it imports the app, whose bindings are the ids.)"""
+    source = config.origins.get("keymap", str(config.path))
+    for bid in [bid for bid in config.keymap if bid not in binding_ids]:
+        del config.keymap[bid]
+        config.origins.pop("keymap." + bid, None)
+        config.problems.append(ConfigProblem(source, f"keymap: unknown binding id {_name(bid)}{_misplaced_hint(bid, binding_ids)}"))
+
+
 def remember_theme(config: Config, theme: str) -> bool:
     """Save `theme` as the one to start with next time. False if it could not be saved."""
     path = config.state_path
@@ -136,12 +148,14 @@ def remember_theme(config: Config, theme: str) -> bool:
 
 def describe(config: Config) -> list[tuple[str, str, str]]:
     """(key, value as TOML, origin) for every setting, for `cachetui config`."""
+    # Unset values are shown as what the app then uses.
+    sources_origin = config.origin("sources") if config.sources else "default (the bundled sample data)"
     rows = [
-        ("sources", _toml(config.sources), config.origin("sources")),
-        ("theme", _toml(config.theme), config.origin("theme")),
+        ("sources", _toml(config.sources), sources_origin),
+        ("theme", _toml(config.theme or DEFAULT_THEME), config.origin("theme")),
         ("color", _toml(config.color), config.origin("color")),
         ("mouse", _toml(config.mouse), config.origin("mouse")),
-        ("pager", _toml(config.pager), config.origin("pager")),
+        ("pager", _toml(config.pager or DEFAULT_PAGER), config.origin("pager")),
     ]
     rows += [("keymap." + _toml_key(bid), _toml(keys), config.origin("keymap." + bid)) for bid, keys in config.keymap.items()]
     # Paths, ids and values are the user's text: made safe here so no caller can forget.
@@ -354,13 +368,40 @@ def _misplaced_hint(bid: str, binding_ids: Collection[str]) -> str:
 
 
 def _normalise_keys(keys: str) -> str | None:
-    """`keys` as Textual reads them ("f2,ctrl+b"), or None if they are not key names."""
+    """`keys` as Textual reads them ("f2,ctrl+b"), or None if one is not a key name: a
+    made-up name would take the binding's key away and give it one that never fires."""
     names = [name.strip() for name in keys.split(",")]
-    for name in names:
-        single = len(name) == 1 and name.isprintable() and not name.isspace()  # "+", "?"
-        if not single and not (_KEY.fullmatch(name) and name.isprintable()):
-            return None
-    return ",".join(names)
+    return ",".join(names) if all(_is_key(name) for name in names) else None
+
+
+# Textual's names of the keys that are not characters (textual.keys.Keys), and modifiers.
+_SPECIAL_KEYS = frozenset({"backspace", "delete", "down", "end", "enter", "escape", "home", "insert", "left", "pagedown",
+                           "pageup", "return", "right", "space", "tab", "up", *(f"f{n}" for n in range(1, 25))})
+_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+def _is_key(name: str) -> bool:
+    """A key as Textual names it: `y`, `Y`, `?`, `question_mark`, `f2`, `ctrl+b`, `shift+tab`."""
+    if len(name) == 1:  # a character as typed, `+` included
+        return name.isprintable() and not name.isspace()
+    *modifiers, key = name.split("+")
+    if not key or any(m not in _MODIFIERS for m in modifiers):
+        return False
+    if len(key) == 1:
+        return key.isprintable() and not key.isspace()
+    return key in _SPECIAL_KEYS or _is_character_name(key)
+
+
+def _is_character_name(key: str) -> bool:
+    """Textual names a punctuation key by its Unicode name: `question_mark`, `full_stop`."""
+    spoken = key.upper().replace("_", " ")
+    for candidate in (spoken, spoken.replace(" ", "-")):  # HYPHEN-MINUS
+        try:
+            unicodedata.lookup(candidate)
+            return key == key.lower()
+        except KeyError:
+            continue
+    return False
 
 
 # -- Showing values ------------------------------------------------------------------------

@@ -50,3 +50,28 @@ def key_entries(owners: list[type], keymap: Mapping[str, str] | None = None) -> 
 
 def binding_ids(owners: list[type]) -> list[str]:
     return [entry.id for entry in key_entries(owners)]
+
+
+def keymap_clashes(keymap: Mapping[str, str], chains: list[list[type]]) -> list[tuple[str, str]]:
+    """(binding id, why) for each key the keymap gives a binding that another binding in
+    force at the same time also has (Textual then lets one win, silently). Overlaps the
+    defaults already have (enter in a list and in the filters) are by design, not reported.
+    `keymap` is normalised as Textual normalises it (`question_mark`, not `?`)."""
+    def keys_of(binding: Binding, mapped: bool) -> set[str]:
+        source = keymap.get(binding.id, binding.key) if mapped else binding.key
+        return {key.strip() for key in source.split(",")}
+
+    found: dict[tuple[str, ...], tuple[str, str]] = {}
+    for chain in chains:
+        bindings = [b for owner in chain for b in owner.BINDINGS if isinstance(b, Binding) and b.id]
+        for remapped in (b for b in bindings if b.id in keymap):
+            for other in bindings:
+                if other.id == remapped.id:
+                    continue
+                shared = keys_of(remapped, True) & keys_of(other, True)
+                shared -= keys_of(remapped, False) & keys_of(other, False)  # as shipped
+                for key in sorted(shared):
+                    pair = tuple(sorted((remapped.id, other.id)))
+                    found.setdefault((*pair, key), (remapped.id, f"keymap: {remapped.id} = {key_label(key)!r} is also the key of "
+                                                    f"{other.id} ({other.description}) where both apply; give one of them another key"))
+    return list(found.values())

@@ -147,6 +147,12 @@ GOOD_KEYMAP = 'quit = "ctrl+x"\n'
     ("", 'copy-hash = "c h"', "'copy-hash'", 'bad keys for \'copy-hash\': "c h"'),
     ("", 'copy-hash = "ctrl+"', "'copy-hash'", 'bad keys for \'copy-hash\': "ctrl+"'),
     ("", 'copy-hash = "f2,,y"', "'copy-hash'", "bad keys"),
+    # Names Textual does not have: they would take the key away and give one that never fires.
+    ("", 'copy-hash = "ctrl-x"', "'copy-hash'", 'bad keys for \'copy-hash\': "ctrl-x"'),
+    ("", 'copy-hash = "Ctrl+b"', "'copy-hash'", "bad keys"),
+    ("", 'copy-hash = "foo"', "'copy-hash'", "bad keys"),
+    ("", 'copy-hash = "[/]"', "'copy-hash'", "bad keys"),
+    ("", 'copy-hash = "ctrl+question_marks"', "'copy-hash'", "bad keys"),
     ("", "copy-hash = {key = 'c'}", "'copy-hash'", "not {key = \"c\"}"),
     ("", 'copy-hsh = "c"', "'copy-hsh'", "keymap: unknown binding id 'copy-hsh' (did you mean 'copy-hash'?)"),
 ])
@@ -176,6 +182,13 @@ def test_bad_sources_items_are_skipped_one_by_one(tmp_path: Path) -> None:
     assert config.sources == ["https://a.example/", "https://b.example/"]
     assert messages(config) == ["key 'sources': item 2 must be a non-empty string, not 3; skipped",
                                 "key 'sources': item 3 must be a non-empty string, not \"\"; skipped"]
+
+
+@pytest.mark.parametrize("keys", ["y", "Y", "?", "+", "f2", "f24", "ctrl+b", "shift+tab", "alt+enter", "ctrl+shift+up",
+                                  "question_mark", "full_stop", "hyphen_minus", "pagedown", "space,escape"])
+def test_key_names_textual_has_are_taken(tmp_path: Path, keys: str) -> None:
+    config = load(write(tmp_path, f'[keymap]\ncopy-hash = "{keys}"\n'))
+    assert config.keymap == {"copy-hash": keys} and not config.problems
 
 
 def test_keymap_ids_are_only_checked_when_the_app_says_which_exist(tmp_path: Path) -> None:

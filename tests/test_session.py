@@ -132,7 +132,10 @@ async def test_help_follows_the_keymap_and_the_footer_names_match() -> None:
         assert " c " in copy_line and " y " not in copy_line
         filters_line = next(line for line in lines if " toggle-filters" in line)
         assert " F " in filters_line
+        assert "Copy hash" in copy_line  # the footer's and the palette's name for it
         await pilot.press("escape")
+        footer = painted(app).splitlines()[-1]
+        assert "c Copy hash" in footer and "y Copy hash" not in footer and "F Filters" in footer
         # The remapped keys do it; the old ones do not.
         await pilot.press("y")
         assert app.clipboard == ""
@@ -367,7 +370,7 @@ async def test_config_theme_and_a_bad_config_value_are_reported_by_file_and_key(
     async with app.run_test(size=NARROW) as pilot:
         await settle(app, pilot)
         assert app.theme == "textual-dark"  # the default, and the app runs
-        messages = [m for t, m in notes(app) if t == "Config"]
+        messages = [m for t, m in notes(app) if t.startswith("Config")]
         assert any(str(path) in m and "'color'" in m and "blue" in m for m in messages), messages
         assert any(str(path) in m and "'theme'" in m and "no-such-theme" in m for m in messages), messages
         assert status(app) == SAMPLE.status()
@@ -380,6 +383,40 @@ async def test_config_theme_and_a_bad_config_value_are_reported_by_file_and_key(
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "cachetui", *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=60)
+
+
+def test_config_command_checks_what_the_app_checks(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('theme = "no-such-theme"\n[keymap]\ncopy-hash = "c"\ncopy-install = "c"\n')
+    done = run_cli("config", "--config", str(path), "--json")
+    assert done.returncode == 2
+    report = json.loads(done.stdout)
+    errors = [p["error"] for p in report["problems"]]
+    assert any("'theme'" in e and "no-such-theme" in e for e in errors), errors
+    assert any("copy-hash" in e and "copy-install" in e for e in errors), errors  # one key, two bindings
+    theme = next(row for row in report["settings"] if row["key"] == "theme")
+    assert theme == {"key": "theme", "value": '"textual-dark"', "origin": "default"}  # what the app will use
+
+
+def test_sources_in_the_config_that_are_missing_are_load_problems_not_a_refusal(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('sources = ["/nonexistent/cache"]\n')
+    probe = (
+        "import sys, builtins\n"
+        "from cachetui import cli\n"
+        "real_import = builtins.__import__\n"
+        "def spy(name, *a, **k):\n"
+        "    module = real_import(name, *a, **k)\n"
+        "    if name == 'cachetui.app' and not getattr(module, '_probed', False):\n"
+        "        module._probed = True\n"
+        "        module.CacheTUI.run = lambda self, mouse=True: print('app started with', self.service.sources)\n"
+        "    return module\n"
+        "builtins.__import__ = spy\n"
+        f"sys.exit(cli.main(['--config', {str(path)!r}]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "app started with ['/nonexistent/cache']"
 
 
 def test_config_command_says_where_each_value_came_from(tmp_path: Path) -> None:
@@ -492,5 +529,23 @@ async def test_a_keymap_that_takes_another_bindings_key_says_so() -> None:
         await settle(app, pilot)
         await pilot.press("d")
         assert len(app.clipboard) == 32 and not shown(app, "#detail")  # the keymap's binding won
-        told = [m for t, m in notes(app) if t == "Config"]
+        told = [m for t, m in notes(app) if t.startswith("Config")]
         assert len(told) == 1 and "copy-hash = 'd'" in told[0] and "toggle-detail (Detail)" in told[0], told
+
+
+def test_ctrl_c_in_the_pager_is_the_pagers_not_the_apps() -> None:
+    """The terminal sends SIGINT to the whole foreground group: the pager stops, and the app
+    (here an asyncio loop, whose own handler would cancel the app) carries on."""
+    script = (
+        "import asyncio, os, signal, threading, time\n"
+        "from cachetui.pager import run_pager\n"
+        "async def main():\n"
+        "    threading.Timer(0.5, lambda: os.killpg(os.getpgrp(), signal.SIGINT)).start()\n"
+        "    started = time.monotonic()\n"
+        "    why = run_pager('sleep 20', 'x')\n"
+        "    await asyncio.sleep(0.1)\n"
+        "    print('app still running', why, round(time.monotonic() - started) < 10)\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, start_new_session=True)
+    assert done.stdout.strip() == "app still running None True", (done.stdout, done.stderr[-500:])

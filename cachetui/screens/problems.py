@@ -30,7 +30,8 @@ class ProblemList(LineList):
 
 
 class ProblemsScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,p", "close", "Close", id="close-problems")]
+    HELP_GROUP = "load problems"
+    BINDINGS = [Binding("escape,q,p", "close", "Close", id="close-problems", tooltip="Close the list of load problems")]
 
     def __init__(self, problems: list[LoadProblem]) -> None:
         super().__init__()
