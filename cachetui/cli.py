@@ -31,6 +31,7 @@ COMMANDS = {
     "lookup": "every spec whose hash starts with PREFIX",
     "search": "specs matching QUERY (Spack spec syntax; names fuzzy), by package",
     "deps": "the dependency tree of the spec whose hash starts with PREFIX (--reverse: what uses it)",
+    "diff": "what changed from OLD to NEW (cache tags among the sources, or sources): specs added, removed, rebuilt",
     "config": "every setting, its value and where it came from (config file, $PAGER, remembered, default)",
 }
 
@@ -70,6 +71,9 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
         parser.add_argument("--config", metavar="FILE", help=f"the config file (default: {visible(str(default_config_path()))})")
         parser.add_argument("--json", action="store_true", help="write JSON for scripts")
         return parser
+    if command == "diff":
+        parser.add_argument("old", metavar="OLD", help="a cache tag among the SOURCEs (develop, v0.23.0, ...), or a source of its own")
+        parser.add_argument("new", metavar="NEW", help="the same, for the newer side")
     if command in ("lookup", "deps"):
         parser.add_argument("prefix", metavar="PREFIX", help="1 to 32 characters of a hash, optionally with a leading /; "
                             "or a line of a log or an install path holding a full hash")
@@ -104,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args and args[0] in COMMANDS:
             command = args[0]
             options = _command_parser(command).parse_args(args[1:])
-            return {"stats": _stats, "lookup": _lookup, "search": _search, "deps": _deps, "config": _config}[command](options)
+            return {"stats": _stats, "lookup": _lookup, "search": _search, "deps": _deps, "diff": _diff, "config": _config}[command](options)
         options = _app_parser().parse_args(args)
         return _run_app(options)
     except _UsageError as error:
@@ -312,6 +316,58 @@ def _edge_text(dependency, repeated: bool) -> str:
     if repeated:
         parts.append("(see above)")
     return visible(" ".join(parts))
+
+
+# -- diff -------------------------------------------------------------------------------
+
+
+def _diff(options: argparse.Namespace) -> int:
+    from cachetui.index.diff import diff
+
+    loaded: dict[str, LoadReport] = {}
+
+    def report_of(sources: list[str] | None) -> LoadReport:
+        key = "\0".join(sources or [])
+        if key not in loaded:
+            scoped = argparse.Namespace(**{**vars(options), "sources": sources if sources is not None else options.sources})
+            loaded[key] = _load(scoped)
+        return loaded[key]
+
+    old, new = _side(options.old, report_of), _side(options.new, report_of)
+    changes = diff(old, new)
+    if options.json:
+        _print_json(changes.to_json())
+        return EXIT_OK if changes.packages else EXIT_NO_MATCH
+    added, removed, rebuilt = changes.totals()
+    print(visible(f"{old.label} -> {new.label}: {len(changes.packages):,} packages changed; "
+                  f"{added:,} specs added, {removed:,} removed, {rebuilt:,} rebuilt"))
+    line_of = {**{old.index.hashes[r]: (old.index, r) for r in old.rows}, **{new.index.hashes[r]: (new.index, r) for r in new.rows}}
+    for name, change in changes.packages.items():
+        print(f"\n{visible(name)}")
+        for mark, hashes in (("+", change.added), ("-", change.removed)):
+            for digest in hashes:
+                print(f"  {mark} {visible(spec_line(*line_of[digest]))}")
+        for old_hash, new_hash in change.rebuilt:
+            print(f"  ~ {visible(spec_line(*line_of[old_hash]))} -> /{new_hash}")
+    return EXIT_OK if changes.packages else EXIT_NO_MATCH
+
+
+def _side(name: str, report_of):
+    """A tag among the sources, else a source (file, directory, URL) of its own."""
+    from pathlib import Path
+
+    from cachetui.index.diff import Side
+
+    if _URL.match(name) or Path(name).expanduser().exists():
+        index = report_of([name]).index
+        tags = index.facet_values.get("tag", [])
+        return Side(tags[0] if len(tags) == 1 else name, index, list(range(index.n_specs)))
+    index = report_of(None).index
+    tags = index.facet_values.get("tag", [])
+    if name not in tags:
+        raise _UsageError(f"{visible(name)!r} is neither a cache tag among the sources ({', '.join(visible(t) for t in tags)}) "
+                          "nor a file, directory or URL")
+    return Side(name, index, index.rows_in(index.facet_bits["tag"][tags.index(name)]))
 
 
 # -- search -----------------------------------------------------------------------------

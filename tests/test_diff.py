@@ -1,0 +1,90 @@
+"""Comparing two cache tags (issue 8): a synthetic pair with every kind of change, exact
+expectations written down by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cachetui import cli
+from conftest import fake_hash, record, write_summary
+
+OLD, NEW = "develop-2025-06-01", "develop-2025-07-01"
+H = {name: fake_hash(n, name[:2]) for n, name in enumerate(
+    ["zl-a", "zl-b", "zl-b2", "zl-c", "nu-d", "cm-e", "op-f", "op-g", "op-h", "m4-m"], start=1)}
+
+
+def write_pair(root: Path) -> Path:
+    """Two tags; per package: unchanged, rebuilt, added, removed, and a pairing by variants."""
+    def put(tag: str, package: str, records: list[dict]) -> None:
+        write_summary(root / tag / package / "specs.md", package, records, tag=tag)
+
+    put(OLD, "zlib", [record(H["zl-a"], "1.3"), record(H["zl-b"], "1.2")])
+    put(NEW, "zlib", [record(H["zl-a"], "1.3"), record(H["zl-b2"], "1.2"), record(H["zl-c"], "1.3.1")])
+    put(OLD, "py-numpy", [record(H["nu-d"], "2.1")])
+    put(NEW, "cmake", [record(H["cm-e"], "3.30", stacks=("e4s",))])
+    # Two openssl builds differing only in variants; the new tag has one, ~shared: it pairs
+    # with the old ~shared (rebuilt), and the old +shared is removed.
+    put(OLD, "openssl", [record(H["op-f"], "3.4", variants=("+shared",)), record(H["op-g"], "3.4", variants=("~shared",))])
+    put(NEW, "openssl", [record(H["op-h"], "3.4", variants=("~shared",))])
+    put(OLD, "m4", [record(H["m4-m"], "1.4")])
+    put(NEW, "m4", [record(H["m4-m"], "1.4")])  # the same hash in both: unchanged, not listed
+    return root
+
+
+EXPECTED = {
+    "old": OLD, "new": NEW,
+    "packages": {
+        "cmake": {"added": [H["cm-e"]], "removed": [], "rebuilt": []},
+        "openssl": {"added": [], "removed": [H["op-f"]], "rebuilt": [[H["op-g"], H["op-h"]]]},
+        "py-numpy": {"added": [], "removed": [H["nu-d"]], "rebuilt": []},
+        "zlib": {"added": [H["zl-c"]], "removed": [], "rebuilt": [[H["zl-b"], H["zl-b2"]]]},
+    },
+}
+
+
+def test_diff_json_between_two_tags(tmp_path: Path, capsys) -> None:
+    root = write_pair(tmp_path / "cache")
+    assert cli.main(["diff", OLD, NEW, str(root), "--json", "--no-cache"]) == 0
+    assert json.loads(capsys.readouterr().out) == EXPECTED
+
+
+def test_diff_the_other_way_swaps_added_and_removed(tmp_path: Path, capsys) -> None:
+    root = write_pair(tmp_path / "cache")
+    assert cli.main(["diff", NEW, OLD, str(root), "--json", "--no-cache"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for name, change in EXPECTED["packages"].items():
+        assert out["packages"][name] == {"added": change["removed"], "removed": change["added"],
+                                         "rebuilt": [[new, old] for old, new in change["rebuilt"]]}
+
+
+def test_diff_of_a_tag_with_itself_finds_nothing_and_exits_1(tmp_path: Path, capsys) -> None:
+    root = write_pair(tmp_path / "cache")
+    assert cli.main(["diff", OLD, OLD, str(root), "--json", "--no-cache"]) == 1
+    assert json.loads(capsys.readouterr().out) == {"old": OLD, "new": OLD, "packages": {}}
+
+
+def test_diff_between_two_sources(tmp_path: Path, capsys) -> None:
+    root = write_pair(tmp_path / "cache")
+    assert cli.main(["diff", str(root / OLD), str(root / NEW), "--json", "--no-cache"]) == 0
+    assert json.loads(capsys.readouterr().out) == EXPECTED  # each source's own tag names its side
+
+
+def test_diff_text_lists_each_change_as_a_spec_line(tmp_path: Path, capsys) -> None:
+    root = write_pair(tmp_path / "cache")
+    assert cli.main(["diff", OLD, NEW, str(root), "--no-cache"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{OLD} -> {NEW}: 4 packages changed; 2 specs added, 2 removed, 2 rebuilt"
+    assert f"  + zlib@1.3.1 %gcc@13.2.0 arch=linux-ubuntu24.04-x86_64_v3 /{H['zl-c']}" in out
+    assert f"  ~ zlib@1.2 %gcc@13.2.0 arch=linux-ubuntu24.04-x86_64_v3 /{H['zl-b']} -> /{H['zl-b2']}" in out
+    assert f"  - py-numpy@2.1 %gcc@13.2.0 arch=linux-ubuntu24.04-x86_64_v3 /{H['nu-d']}" in out
+    assert "m4" not in out
+
+
+def test_an_unknown_tag_is_a_usage_error_naming_the_tags(tmp_path: Path, capsys) -> None:
+    root = write_pair(tmp_path / "cache")
+    assert cli.main(["diff", "v9", NEW, str(root), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "'v9' is neither a cache tag among the sources" in err and OLD in err and NEW in err
