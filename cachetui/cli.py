@@ -88,6 +88,8 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
     formats.add_argument("--json", action="store_true", help="write JSON for scripts")
     if command == "search":
         formats.add_argument("--csv", action="store_true", help="write the matching specs as CSV, a header line first")
+        formats.add_argument("--specs", action="store_true",
+                             help="write the matching specs one a line, `name@version %%compiler arch=platform-os-target /hash`, for a Spack environment")
     _cache_options(parser)
     return parser
 
@@ -405,6 +407,9 @@ def _search(options: argparse.Namespace) -> int:
         )
     elif options.csv:
         _print_csv(index, rows)
+    elif options.specs:
+        for row in rows:
+            print(visible(spec_line(index, row)))
     elif packages:
         print(table(("package", "specs"), ((index.packages[p], f"{counts[p]:,}") for p in packages), right=(1,)))
         print()
@@ -412,7 +417,7 @@ def _search(options: argparse.Namespace) -> int:
         shown = len(result.packages) - len(packages), sum(counts[p] for p in packages) - len(rows)
         if any(shown):
             print(f"\n(--limit {options.limit}: {shown[0]:,} more packages and {shown[1]:,} more specs not shown)")
-    if not packages and not (options.json or options.csv):
+    if not packages and not (options.json or options.csv or options.specs):
         print(f"no package matches {visible(options.query)!r}", file=sys.stderr)
     return EXIT_OK if packages else EXIT_NO_MATCH
 

@@ -50,16 +50,23 @@ class CacheCommands(Provider):
                 continue
             target = app if entry.owner.__name__ == "CacheTUI" else main
             yield Command(entry.description, partial(target.run_action, entry.action), _help(f"{entry.tooltip} · {entry.keys}"))
-        index = main.service.index if main is not None else None
-        if index is not None:
-            tags = index.facet_values.get("tag", [])
-            chosen = main.filter.selected.get("tag", frozenset())
-            if len(tags) > 1 or chosen:
-                for tag in tags:
-                    yield Command(f"Tag: {visible(tag)}", partial(main.switch_tag, tag), "show this cache tag only" + (" (shown now)" if chosen == {tag} else ""))
-                yield Command("Tag: all", partial(main.switch_tag, None), "show every cache tag")
+        yield from self._tag_commands()
         for name in sorted(app.available_themes):
             yield Command(f"Theme: {name}", partial(setattr, app, "theme", name), "the current theme" if name == app.theme else "use this theme (remembered)")
+
+    def _tag_commands(self) -> Iterator[Command]:
+        """Switch tag, where there is more than one to switch between."""
+        main = self._main()
+        index = main.service.index if main is not None else None
+        if index is None:
+            return
+        tags, counts = index.facet_values.get("tag", []), main.result.facet_counts.get("tag", {}) if main.result else {}
+        chosen = main.filter.selected.get("tag", frozenset())
+        if len(tags) > 1 or chosen:
+            for tag in tags:
+                now = " (shown now)" if chosen == {tag} else ""
+                yield Command(f"Tag: {visible(tag)}", partial(main.switch_tag, tag), f"show this cache tag only{now} · {counts.get(tag, 0):,} specs")
+            yield Command("Tag: all", partial(main.switch_tag, None), "show every cache tag" + (" (shown now)" if not chosen else ""))
 
     def _facet_commands(self) -> Iterator[Command]:
         main = self._main()
@@ -146,3 +153,19 @@ def _highlighted(matcher: Matcher, text: str) -> Content:
             if not text[offset].isspace():
                 content = content.stylize(matcher.match_style, offset, offset + 1)
     return content
+
+
+class TagCommands(CacheCommands):
+    """The tag switcher (`t`): the palette with the tags only."""
+
+    def _commands(self) -> Iterator[Command]:
+        return self._tag_commands()
+
+    def _facet_commands(self) -> Iterator[Command]:
+        return iter(())
+
+    def _package_hits(self, query: str) -> Iterator[Hit]:
+        return iter(())
+
+    def _hash_hits(self, query: str) -> Iterator[Hit]:
+        return iter(())

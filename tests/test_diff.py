@@ -88,3 +88,42 @@ def test_an_unknown_tag_is_a_usage_error_naming_the_tags(tmp_path: Path, capsys)
     assert cli.main(["diff", "v9", NEW, str(root), "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert "'v9' is neither a cache tag among the sources" in err and OLD in err and NEW in err
+
+
+async def test_t_switches_between_tags(tmp_path: Path) -> None:
+    from cachetui.app import CacheTUI
+    from conftest import settle, status
+
+    root = write_pair(tmp_path / "cache")
+    app = CacheTUI([str(root)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert status(app) == "5 of 5 packages · 12 of 12 specs"
+        await pilot.press("t")
+        await pilot.press(*"07")
+        listed: list[str] = []
+        for _ in range(40):
+            await pilot.pause(0.05)
+            options = app.screen.query("CommandList")
+            if options:
+                listed = [str(options.first().get_option_at_index(i).prompt).split("\n")[0] for i in range(options.first().option_count)]
+                if listed == [f"Tag: {NEW}"]:
+                    break
+        assert listed == [f"Tag: {NEW}"]  # the tags only: no commands, filters or packages
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert status(app).startswith("4 of 5 packages · 6 of 12 specs")
+        await pilot.press("t", *"all", "enter")
+        await settle(app, pilot)
+        assert status(app) == "5 of 5 packages · 12 of 12 specs"
+
+
+async def test_t_with_one_tag_says_so() -> None:
+    from cachetui.app import CacheTUI
+    from conftest import settle
+
+    app = CacheTUI()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        assert [n.message for n in app._notifications] == ["One cache tag is loaded: develop"]

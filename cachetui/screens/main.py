@@ -58,6 +58,7 @@ class MainScreen(Screen):
         Binding("escape", "leave_search", "Leave search", show=False, id="leave-search", tooltip="Leave the search box for the package list"),
         Binding("f,f2", "toggle_filters", "Filters", id="toggle-filters", tooltip="Show or hide the filters (stacks, OS, targets, compilers, ...)"),
         Binding("d,f3", "toggle_detail", "Detail", id="toggle-detail", tooltip="Show or hide the detail pane of the highlighted spec"),
+        Binding("t", "switch_tag", "Tag", id="switch-tag", tooltip="Switch to another cache tag (develop, a release, a snapshot), or all of them"),
         Binding("x", "clear_filters", "Clear filters", show=False, id="clear-filters", tooltip="Clear every filter (the search text stays)"),
         Binding("y", "copy('hash')", "Copy hash", id="copy-hash", tooltip="Copy the highlighted spec's full hash (OSC 52; shown too)"),
         Binding("Y", "copy('install')", "Copy install", show=False, id="copy-install", tooltip="Copy the highlighted spec's install command"),
@@ -433,6 +434,18 @@ class MainScreen(Screen):
         self.filter = self.filter.with_selection("tag", {tag} if tag else set())
         self._request()
         self._update_status()
+
+    def action_switch_tag(self) -> None:
+        from textual.command import CommandPalette
+
+        from cachetui.commands import TagCommands
+
+        index = self.service.index
+        tags = index.facet_values.get("tag", []) if index is not None else []
+        if len(tags) < 2 and not self.filter.selected.get("tag"):
+            self.notify(visible(f"One cache tag is loaded: {tags[0]}" if tags else "Nothing is loaded yet."), title="Tag", markup=False)
+            return
+        self.app.push_screen(CommandPalette(providers=[TagCommands], placeholder="Switch to a cache tag…"))
 
     def go_to_package(self, package: int) -> None:
         """Highlight `package` in the list, clearing what hides it, and move to its specs."""
