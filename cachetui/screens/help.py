@@ -9,11 +9,11 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cachetui.keys import KeyEntry
+from cachetui.widgets.immediate_scroll import ImmediateScroll
 
 
 def _group_table(group: str, entries: list[KeyEntry], id_width: int, header: bool) -> Table:
@@ -37,7 +37,7 @@ class HelpScreen(ModalScreen[None]):
         self._entries = entries
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box"):
+        with ImmediateScroll(id="help-box"):
             yield Static(Text("cachetui keys · binding ids name them in the config file's [keymap]", style="bold"))
             id_width = max(len(entry.id) for entry in self._entries)
             for number, (group, entries) in enumerate(groupby(self._entries, key=lambda entry: entry.group)):

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -22,12 +21,13 @@ from cachetui.model import split_flags
 from cachetui.output import size_text
 from cachetui.textsafe import visible
 from cachetui.widgets.dependency_list import DependencyList
+from cachetui.widgets.immediate_scroll import ImmediateScroll
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
 
 
-class SpecDetail(VerticalScroll, can_focus=True, can_focus_children=False):
+class SpecDetail(ImmediateScroll, can_focus=True, can_focus_children=False):
     HELP_GROUP = "detail pane"
     BINDINGS = [
         Binding("up,k", "dependency_up", "Previous dependency", show=False, id="dependency-up",
@@ -79,11 +79,11 @@ class SpecDetail(VerticalScroll, can_focus=True, can_focus_children=False):
 
     def action_dependency_up(self) -> None:
         if not self._move_dependency(-1):
-            self.scroll_up(animate=False)  # above the first line: the fields
+            self.action_scroll_up()  # above the first line: the fields
 
     def action_dependency_down(self) -> None:
         if not self._move_dependency(1):
-            self.scroll_down(animate=False)
+            self.action_scroll_down()
 
     def action_go_to_dependency(self) -> None:
         self.query_one(DependencyList).choose()
