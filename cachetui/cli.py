@@ -18,7 +18,8 @@ from cachetui import __version__
 from cachetui.config import COLORS, ORIGIN_COMMAND_LINE, Config, default_config_path, describe, load_config
 from cachetui.index.filter import Filter
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
-from cachetui.output import SPEC_COLUMNS, edge_json, json_text, size_text, spec_cells, spec_json, spec_line, table
+from cachetui.output import (SPEC_COLUMNS, edge_json, json_text, size_text, spec_cells, spec_json, spec_line, table, write_csv,
+                             write_spec_lines)
 from cachetui.service import IndexService, LoadReport
 from cachetui.textsafe import visible
 
@@ -406,10 +407,9 @@ def _search(options: argparse.Namespace) -> int:
             }
         )
     elif options.csv:
-        _print_csv(index, rows)
+        write_csv(index, rows, sys.stdout)
     elif options.specs:
-        for row in rows:
-            print(visible(spec_line(index, row)))
+        write_spec_lines(index, rows, sys.stdout)
     elif packages:
         print(table(("package", "specs"), ((index.packages[p], f"{counts[p]:,}") for p in packages), right=(1,)))
         print()
@@ -420,22 +420,6 @@ def _search(options: argparse.Namespace) -> int:
     if not packages and not (options.json or options.csv or options.specs):
         print(f"no package matches {visible(options.query)!r}", file=sys.stderr)
     return EXIT_OK if packages else EXIT_NO_MATCH
-
-
-CSV_COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source")
-
-
-def _print_csv(index, rows: list[int]) -> None:
-    """One line a spec; variants and stacks space-separated; an unknown size or compiler empty.
-    Cells are made terminal-safe like text output (CSV has no escapes of its own)."""
-    import csv
-
-    writer = csv.writer(sys.stdout, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in rows:
-        record = spec_json(index, row)
-        cells = [" ".join(v) if isinstance(v, list) else "" if v is None else str(v) for v in (record[c] for c in CSV_COLUMNS)]
-        writer.writerow([visible(cell) for cell in cells])
 
 
 # -- the app ----------------------------------------------------------------------------

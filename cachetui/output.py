@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from cachetui.model import NO_COMPILER
 from cachetui.textsafe import visible
@@ -64,6 +64,39 @@ def json_text(value: object) -> str:
     controls and bidi marks are escaped too, so the decoded data stays exact."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+CSV_COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source")
+EXPORT_FORMATS = {"csv": "CSV", "json": "JSON", "specs": "Spack spec lines"}
+
+
+def write_csv(index: Index, rows: Iterable[int], out: IO[str]) -> None:
+    """A header, then one line a spec; variants and stacks space-separated; an unknown size or
+    compiler empty. Cells are made terminal-safe like text output (CSV has no escapes of its own)."""
+    import csv
+
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        record = spec_json(index, row)
+        cells = [" ".join(v) if isinstance(v, list) else "" if v is None else str(v) for v in (record[c] for c in CSV_COLUMNS)]
+        writer.writerow([visible(cell) for cell in cells])
+
+
+def write_spec_lines(index: Index, rows: Iterable[int], out: IO[str]) -> None:
+    """`name@version %compiler arch=platform-os-target /hash`, one a line: ready for a Spack environment."""
+    for row in rows:
+        out.write(visible(spec_line(index, row)) + "\n")
+
+
+def write_export(index: Index, rows: list[int], form: str, out: IO[str], filter_json: dict | None = None) -> None:
+    """The app's export (`e`): `form` one of EXPORT_FORMATS. JSON is `{"filter": ..., "specs": [spec, ...]}`."""
+    if form == "csv":
+        write_csv(index, rows, out)
+    elif form == "specs":
+        write_spec_lines(index, rows, out)
+    else:
+        out.write(json_text({"filter": filter_json or {}, "specs": [spec_json(index, row) for row in rows]}) + "\n")
 
 
 def _mirror_files(index: Index, row: int) -> dict[str, str]:

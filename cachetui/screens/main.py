@@ -59,6 +59,7 @@ class MainScreen(Screen):
         Binding("f,f2", "toggle_filters", "Filters", id="toggle-filters", tooltip="Show or hide the filters (stacks, OS, targets, compilers, ...)"),
         Binding("d,f3", "toggle_detail", "Detail", id="toggle-detail", tooltip="Show or hide the detail pane of the highlighted spec"),
         Binding("t", "switch_tag", "Tag", id="switch-tag", tooltip="Switch to another cache tag (develop, a release, a snapshot), or all of them"),
+        Binding("e", "export", "Export", id="export-specs", tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines"),
         Binding("x", "clear_filters", "Clear filters", show=False, id="clear-filters", tooltip="Clear every filter (the search text stays)"),
         Binding("y", "copy('hash')", "Copy hash", id="copy-hash", tooltip="Copy the highlighted spec's full hash (OSC 52; shown too)"),
         Binding("Y", "copy('install')", "Copy install", show=False, id="copy-install", tooltip="Copy the highlighted spec's install command"),
@@ -434,6 +435,42 @@ class MainScreen(Screen):
         self.filter = self.filter.with_selection("tag", {tag} if tag else set())
         self._request()
         self._update_status()
+
+    def action_export(self) -> None:
+        from cachetui.screens.export import ExportScreen
+
+        if self.service.index is None or self.result is None:
+            self.notify("Nothing is loaded yet.", title="Export", severity="warning")
+            return
+        result = self.result
+        self.app.push_screen(ExportScreen(result.matching_specs), lambda chosen: chosen and self._export(result, *chosen))
+
+    @work(thread=True, group="export")
+    def _export(self, result: Result, form: str, path) -> None:
+        """Write in a worker: a million CSV lines take seconds. A temporary file is renamed into
+        place, so a failed write never leaves half a file where the user looks for it."""
+        import os
+        import tempfile
+
+        from cachetui.output import write_export
+
+        index = self.service.index
+        rows = index.rows_in(result.mask)
+        selections = {facet: sorted(values) for facet, values in result.filter.selections}
+        try:
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+                    write_export(index, rows, form, out, {"query": result.filter.query, "selections": selections})
+                os.replace(temporary, path)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError as error:
+            self.app.call_from_thread(self.notify, visible(f"Could not write {path}: {error.strerror or error}"),
+                                      title="Export", severity="error", markup=False)
+            return
+        self.app.call_from_thread(self.notify, visible(f"Wrote {len(rows):,} specs to {path}"), title="Export", markup=False)
 
     def action_switch_tag(self) -> None:
         from textual.command import CommandPalette
