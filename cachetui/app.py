@@ -16,6 +16,7 @@ from cachetui.commands import CacheCommands
 from cachetui.config import DEFAULT_THEME, ORIGIN_DEFAULT, Config, ConfigProblem, check_keymap, remember_theme
 from cachetui.keys import KeyEntry, binding_ids, key_entries, keymap_clashes
 from cachetui.resources import stylesheet
+from cachetui.screens.diff import DiffScreen
 from cachetui.screens.export import ExportScreen
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.help import HelpScreen
@@ -114,8 +115,8 @@ class CacheTUI(App):
 
 
 # Whose bindings the help lists, in this order.
-HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar, SpecDetail, HashLookupScreen, ExportScreen, HelpScreen,
-                           ProblemsScreen]
+HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar, SpecDetail, HashLookupScreen, DiffScreen, ExportScreen,
+                           HelpScreen, ProblemsScreen]
 
 
 def check_config(config: Config) -> None:
@@ -140,6 +141,7 @@ def binding_chains() -> list[list[type]]:
         [SpecDetail, MainScreen, CacheTUI],
         [MainScreen, CacheTUI],  # the search box
         [HashLookupScreen, LineList, CacheTUI],
+        [DiffScreen, LineList, CacheTUI],
         [ExportScreen, CacheTUI],
         [HelpScreen, CacheTUI],
         [ProblemsScreen, LineList, CacheTUI],

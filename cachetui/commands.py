@@ -169,3 +169,17 @@ class TagCommands(CacheCommands):
 
     def _hash_hits(self, query: str) -> Iterator[Hit]:
         return iter(())
+
+
+class CompareCommands(TagCommands):
+    """The tag comparison (`c`): every ordered pair of loaded tags."""
+
+    def _commands(self) -> Iterator[Command]:
+        main = self._main()
+        index = main.service.index if main is not None else None
+        tags = index.facet_values.get("tag", []) if index is not None else []
+        for old in tags:
+            for new in tags:
+                if old != new:
+                    yield Command(f"Compare: {visible(old)} -> {visible(new)}", partial(main.compare, old, new),
+                                  "what changed: specs added, removed, rebuilt")

@@ -127,3 +127,42 @@ async def test_t_with_one_tag_says_so() -> None:
         await settle(app, pilot)
         await pilot.press("t")
         assert [n.message for n in app._notifications] == ["One cache tag is loaded: develop"]
+
+
+async def test_the_diff_screen_lists_changes_and_goes_to_a_spec(tmp_path: Path) -> None:
+    from cachetui.app import CacheTUI
+    from cachetui.screens.diff import ChangeList, DiffPackageList, DiffScreen
+    from cachetui.widgets.spec_list import SpecList
+    from conftest import settle
+
+    root = write_pair(tmp_path / "cache")
+    app = CacheTUI([str(root)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c", *"06 -> 07")
+        for _ in range(40):
+            await pilot.pause(0.05)
+            options = app.screen.query("CommandList")
+            if options and options.first().option_count == 1:
+                break
+        await pilot.press("enter")
+        for _ in range(40):  # the diff is worked out in a worker
+            await pilot.pause(0.05)
+            if isinstance(app.screen, DiffScreen):
+                break
+        screen = app.screen
+        assert isinstance(screen, DiffScreen)
+        summary = str(screen.query_one("#diff-summary").render())
+        assert summary.startswith(f"{OLD} -> {NEW}: 4 packages changed; 2 specs added, 2 removed, 2 rebuilt")
+        packages = screen.query_one(DiffPackageList)
+        assert packages.names == sorted(EXPECTED["packages"])
+        await pilot.press("end")  # zlib
+        await pilot.pause()
+        changes = screen.query_one(ChangeList)
+        index = app.service.index
+        assert [index.hashes[r] for r in changes.rows] == [H["zl-c"], H["zl-b2"]]  # added, then rebuilt (new)
+        await pilot.press("enter", "down", "enter")  # to the changes; the rebuilt one; go
+        await settle(app, pilot)
+        assert not isinstance(app.screen, DiffScreen)
+        specs = app.screen.query_one(SpecList)
+        assert index.hashes[specs.highlighted_row] == H["zl-b2"] and index.field("tag", specs.highlighted_row) == NEW

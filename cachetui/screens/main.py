@@ -59,6 +59,7 @@ class MainScreen(Screen):
         Binding("f,f2", "toggle_filters", "Filters", id="toggle-filters", tooltip="Show or hide the filters (stacks, OS, targets, compilers, ...)"),
         Binding("d,f3", "toggle_detail", "Detail", id="toggle-detail", tooltip="Show or hide the detail pane of the highlighted spec"),
         Binding("t", "switch_tag", "Tag", id="switch-tag", tooltip="Switch to another cache tag (develop, a release, a snapshot), or all of them"),
+        Binding("c", "compare", "Compare", show=False, id="compare-tags", tooltip="Compare two cache tags: specs added, removed and rebuilt, per package"),
         Binding("e", "export", "Export", id="export-specs", tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines"),
         Binding("x", "clear_filters", "Clear filters", show=False, id="clear-filters", tooltip="Clear every filter (the search text stays)"),
         Binding("y", "copy('hash')", "Copy hash", id="copy-hash", tooltip="Copy the highlighted spec's full hash (OSC 52; shown too)"),
@@ -471,6 +472,36 @@ class MainScreen(Screen):
                                       title="Export", severity="error", markup=False)
             return
         self.app.call_from_thread(self.notify, visible(f"Wrote {len(rows):,} specs to {path}"), title="Export", markup=False)
+
+    def action_compare(self) -> None:
+        from textual.command import CommandPalette
+
+        from cachetui.commands import CompareCommands
+
+        index = self.service.index
+        if index is None or len(index.facet_values.get("tag", [])) < 2:
+            self.notify("Comparing needs two cache tags loaded (cachetui diff OLD NEW compares sources too).", title="Compare")
+            return
+        self.app.push_screen(CommandPalette(providers=[CompareCommands], placeholder="Compare two cache tags: old -> new…"))
+
+    def compare(self, old: str, new: str) -> None:
+        self.notify(visible(f"Comparing {old} with {new}…"), title="Compare", timeout=3, markup=False)
+        self._compare(old, new)
+
+    @work(thread=True, exclusive=True, group="compare")
+    def _compare(self, old: str, new: str) -> None:
+        from cachetui.index.diff import Side, diff
+
+        index = self.service.index
+        tags = index.facet_values["tag"]
+        side = {tag: Side(tag, index, index.rows_in(index.facet_bits["tag"][tags.index(tag)])) for tag in (old, new)}
+        changes = diff(side[old], side[new])
+        self.app.call_from_thread(self._show_diff, changes)
+
+    def _show_diff(self, changes) -> None:
+        from cachetui.screens.diff import DiffScreen
+
+        self.app.push_screen(DiffScreen(changes), lambda row: row is not None and self.jump_to(row, "Compare"))
 
     def action_switch_tag(self) -> None:
         from textual.command import CommandPalette
