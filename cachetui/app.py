@@ -40,7 +40,7 @@ class CacheTUI(App):
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="Show every key binding"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, priority=True, id="command-palette",
                 tooltip="Commands: go to a package, toggle a filter, switch tag, look up a hash, copy, theme"),
-        Binding("ctrl+g", "go_to_hash", "Go to hash", priority=True, id="go-to-hash", tooltip="Go to a spec by the start of its hash, from anywhere"),
+        Binding("ctrl+g", "go_to_hash", "Go to hash", show=False, priority=True, id="go-to-hash", tooltip="Go to a spec by the start of its hash, from anywhere"),
     ]
 
     def __init__(self, sources: list[str] | None = None, service: IndexService | None = None, config: Config | None = None) -> None:

@@ -42,6 +42,7 @@ from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.safe_input import SafeInput
 from cachetui.widgets.spec_detail import SpecDetail
 from cachetui.widgets.spec_list import SpecList
+from cachetui.widgets.stats_view import StatsView
 
 
 # At this width and wider, the filters, the lists and the detail pane all fit side by side.
@@ -58,9 +59,11 @@ class MainScreen(Screen):
         Binding("escape", "leave_search", "Leave search", show=False, id="leave-search", tooltip="Leave the search box for the package list"),
         Binding("f,f2", "toggle_filters", "Filters", id="toggle-filters", tooltip="Show or hide the filters (stacks, OS, targets, compilers, ...)"),
         Binding("d,f3", "toggle_detail", "Detail", id="toggle-detail", tooltip="Show or hide the detail pane of the highlighted spec"),
-        Binding("t", "switch_tag", "Tag", id="switch-tag", tooltip="Switch to another cache tag (develop, a release, a snapshot), or all of them"),
+        Binding("t", "switch_tag", "Tag", show=False, id="switch-tag", tooltip="Switch to another cache tag (develop, a release, a snapshot), or all of them"),
+        Binding("s", "toggle_stats", "Stats", id="toggle-stats",
+                tooltip="Show or hide stats of what the filters and the search match: per stack, OS, target, compiler; stack x target; top packages"),
         Binding("c", "compare", "Compare", show=False, id="compare-tags", tooltip="Compare two cache tags: specs added, removed and rebuilt, per package"),
-        Binding("e", "export", "Export", id="export-specs", tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines"),
+        Binding("e", "export", "Export", show=False, id="export-specs", tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines"),
         Binding("x", "clear_filters", "Clear filters", show=False, id="clear-filters", tooltip="Clear every filter (the search text stays)"),
         Binding("y", "copy('hash')", "Copy hash", id="copy-hash", tooltip="Copy the highlighted spec's full hash (OSC 52; shown too)"),
         Binding("Y", "copy('install')", "Copy install", show=False, id="copy-install", tooltip="Copy the highlighted spec's install command"),
@@ -71,6 +74,7 @@ class MainScreen(Screen):
     # Shown or folded away; set from the width when it crosses WIDE, and by f and d.
     filters_shown = var(True, init=False)
     detail_shown = var(True, init=False)
+    stats_shown = var(False, init=False)  # the stats view in place of the lists
 
     def __init__(self, service: IndexService) -> None:
         super().__init__()
@@ -92,6 +96,7 @@ class MainScreen(Screen):
             with Vertical(id="right"):
                 yield SpecList(id="specs")
                 yield SpecDetail(id="detail")
+            yield StatsView(id="stats")
         yield Static(id="status")
         yield Footer(compact=True)
 
@@ -101,6 +106,7 @@ class MainScreen(Screen):
         self.query_one("#packages").border_title = "Packages"
         self.query_one("#specs").border_title = "Specs"
         self.query_one("#detail").border_title = "Detail"
+        self.query_one("#stats").border_title = "Stats"
         # Start in the list, so `/`, `?`, j/k and q work at once (`/` goes to the search box).
         self.query_one(PackageList).focus()
         self._update_status()
@@ -139,6 +145,37 @@ class MainScreen(Screen):
 
     def action_toggle_detail(self) -> None:
         self.detail_shown = not self.detail_shown
+
+    def action_toggle_stats(self) -> None:
+        self.stats_shown = not self.stats_shown
+
+    def watch_stats_shown(self, shown: bool) -> None:
+        self.set_class(shown, "-stats")
+        if shown:
+            self._request_stats()
+            self.query_one(StatsView).focus()
+        elif self.focused is None or self.focused.id == "stats":
+            self.query_one(PackageList).focus()
+
+    def _request_stats(self) -> None:
+        index = self.service.index
+        if index is None or self.result is None:
+            self.query_one(StatsView).show(None, "Stats")
+            return
+        self._summarize(index, self.result)
+
+    @work(thread=True, exclusive=True, group="stats")
+    def _summarize(self, index, result: Result) -> None:
+        from cachetui.index.stats import summarize  # numpy: in the worker
+
+        summary = summarize(index, result.mask)
+        self.app.call_from_thread(self._show_stats, result, summary)
+
+    def _show_stats(self, result: Result, summary) -> None:
+        from cachetui.index.stats import title_for
+
+        if result is self.result:  # a newer result has its own summary on the way
+            self.query_one(StatsView).show(summary, title_for(result.filter))
 
     # -- loading ------------------------------------------------------------------------
 
@@ -224,6 +261,8 @@ class MainScreen(Screen):
         self.query_one(PackageList).show(index, result, highlight_for(result.filter.query))
         self._update_status()
         self._update_search_hint()
+        if self.stats_shown:
+            self._request_stats()
         # The spec list and the detail follow a frame later: while typing, the eye is on the
         # list, the counts and the status line, and alone they paint a few ms sooner.
         self.call_after_refresh(lambda: self._show_package(self.query_one(PackageList).highlighted_package))
