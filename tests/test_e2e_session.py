@@ -396,17 +396,17 @@ def test_palette_theme_is_remembered(start: Callable[..., Terminal], tmp_path: P
 
 def test_config_keymap_and_theme(start: Callable[..., Terminal], tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    config.write_text('theme = "nord"\n\n[keymap]\ncopy-hash = "c"\n', encoding="utf-8")
+    config.write_text('theme = "nord"\n\n[keymap]\ncopy-hash = "w"\n', encoding="utf-8")
     term = start(args=("--config", str(config)), tmux_options=CLIPBOARD)
     term.wait_for(SAMPLE.status())
-    screen = term.wait_for(" c Copy hash ")  # the footer names the new key
+    screen = term.wait_for(" w Copy hash ")  # the footer names the new key
     assert "Config" not in notification_text(screen)  # a good file: no warning
     first = first_spec_row(term)
     term.keys("y")  # no longer the copy key
-    term.keys("c")
+    term.keys("w")
     term.wait_for_paste_buffer(first)
     wait_for_notification(term, "Copied hash", first)
-    assert len(buffers(term)) == 1, buffers(term)  # c copied, y did not
+    assert len(buffers(term)) == 1, buffers(term)  # w copied, y did not
     term.keys("C-p")
     term.wait_for("Search for commands")
     term.keys(*"theme nord")
@@ -419,7 +419,7 @@ def test_config_keymap_and_theme(start: Callable[..., Terminal], tmp_path: Path)
     shown = subprocess.run([str(INSTALLED), "config", "--config", str(config)], capture_output=True, text=True, cwd=tmp_path, timeout=30)
     assert shown.returncode == 0, shown.stderr
     rows = [line.split() for line in shown.stdout.splitlines()]
-    assert ["keymap.copy-hash", '"c"', str(config)] in rows, shown.stdout
+    assert ["keymap.copy-hash", '"w"', str(config)] in rows, shown.stdout
     assert ["theme", '"nord"', str(config)] in rows, shown.stdout
 
 
