@@ -325,6 +325,8 @@ def _edge_text(dependency, repeated: bool) -> str:
 
 
 def _diff(options: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from cachetui.index.diff import diff
 
     loaded: dict[str, LoadReport] = {}
@@ -337,13 +339,13 @@ def _diff(options: argparse.Namespace) -> int:
         return loaded[key]
 
     old, new = _side(options.old, report_of), _side(options.new, report_of)
+    if old.label == new.label and options.old != options.new:  # two snapshots of one tag: say which is which
+        old, new = replace(old, label=options.old), replace(new, label=options.new)
     changes = diff(old, new)
     if options.json:
         _print_json(changes.to_json())
         return EXIT_OK if changes.packages else EXIT_NO_MATCH
-    added, removed, rebuilt = changes.totals()
-    print(visible(f"{old.label} -> {new.label}: {len(changes.packages):,} packages changed; "
-                  f"{added:,} specs added, {removed:,} removed, {rebuilt:,} rebuilt"))
+    print(visible(f"{old.label} -> {new.label}: {changes.summary()}"))
     line_of = {**{old.index.hashes[r]: (old.index, r) for r in old.rows}, **{new.index.hashes[r]: (new.index, r) for r in new.rows}}
     for name, change in changes.packages.items():
         print(f"\n{visible(name)}")
@@ -417,6 +419,9 @@ def _search(options: argparse.Namespace) -> int:
         shown = len(result.packages) - len(packages), sum(counts[p] for p in packages) - len(rows)
         if any(shown):
             print(f"\n(--limit {options.limit}: {shown[0]:,} more packages and {shown[1]:,} more specs not shown)")
+    unwritten = result.matching_specs - len(rows)
+    if unwritten and (options.json or options.csv or options.specs):  # a file cut short must say so
+        print(f"cachetui: --limit {options.limit}: {unwritten:,} more matching specs not written (--limit 0 writes all)", file=sys.stderr)
     if not packages and not (options.json or options.csv or options.specs):
         print(f"no package matches {visible(options.query)!r}", file=sys.stderr)
     return EXIT_OK if packages else EXIT_NO_MATCH

@@ -66,7 +66,7 @@ class CacheCommands(Provider):
             for tag in tags:
                 now = " (shown now)" if chosen == {tag} else ""
                 yield Command(f"Tag: {visible(tag)}", partial(main.switch_tag, tag), f"show this cache tag only{now} · {counts.get(tag, 0):,} specs")
-            yield Command("Tag: all", partial(main.switch_tag, None), "show every cache tag" + (" (shown now)" if not chosen else ""))
+            yield Command("All tags", partial(main.switch_tag, None), "show every cache tag" + (" (shown now)" if not chosen else ""))
 
     def _facet_commands(self) -> Iterator[Command]:
         main = self._main()
@@ -122,8 +122,8 @@ class CacheCommands(Provider):
             prefix = normalise_hash_prefix(text)
         except HashPrefixError:
             return
-        if len(prefix) < 3 and not text.startswith("/"):
-            return  # two letters are a word more often than a hash
+        if not text.startswith("/") and (len(prefix) < 3 or not any(c.isdigit() for c in prefix)):
+            return  # a word ("tag", "copy") is meant more often than a hash: hashes typed bare need a digit
         found = len(main.service.index.lookup_hash(prefix))
         if found:
             label = f"Hash: /{prefix}"
@@ -181,5 +181,6 @@ class CompareCommands(TagCommands):
         for old in tags:
             for new in tags:
                 if old != new:
+                    ready = main.compared(old, new)
                     yield Command(f"Compare: {visible(old)} -> {visible(new)}", partial(main.compare, old, new),
-                                  "what changed: specs added, removed, rebuilt")
+                                  "what changed: specs added, removed, rebuilt" + (" (worked out: instant)" if ready else ""))

@@ -6,8 +6,13 @@ The JSON shapes are public contracts: extend them, never break them.
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterable, Sequence
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from cachetui.model import NO_COMPILER
@@ -97,6 +102,31 @@ def write_export(index: Index, rows: list[int], form: str, out: IO[str], filter_
         write_spec_lines(index, rows, out)
     else:
         out.write(json_text({"filter": filter_json or {}, "specs": [spec_json(index, row) for row in rows]}) + "\n")
+
+
+@contextmanager
+def replacing(path: Path) -> Iterator[IO[str]]:
+    """A text file to write that replaces `path` only once it is whole (a temporary file beside
+    it, renamed). A symlink is written through; the mode is the file's own, else the umask's."""
+    target = Path(path).resolve()
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            yield out
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    """The process umask (read by setting it: there is no other way; set straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _mirror_files(index: Index, row: int) -> dict[str, str]:

@@ -667,3 +667,22 @@ async def test_a_burst_of_enters_on_a_filter_header_folds_it_and_toggles_nothing
         await settle(app, pilot)
         assert ("os", "ubuntu22.04") not in sidebar.lines and app.is_running
         assert app.screen.filter.selections == () and status(app) == SAMPLE.status()
+
+
+@pytest.mark.parametrize("keys", [["question_mark"], ["e"], ["p"], ["ctrl+g"]])
+async def test_two_closing_keys_at_once_close_only_the_screen_on_top(keys: list[str]) -> None:
+    """Textual's dismiss pops whatever is on top: two escapes in one burst closed the screen,
+    then the main screen under it (the monkey test found a blank app)."""
+    from cachetui.screens.main import MainScreen
+
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+        screen = app.screen
+        assert not isinstance(screen, MainScreen)
+        screen.action_cancel() if hasattr(screen, "action_cancel") else screen.action_close()
+        screen.action_cancel() if hasattr(screen, "action_cancel") else screen.action_close()  # the second of the burst
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and app.is_running

@@ -113,7 +113,7 @@ async def test_t_switches_between_tags(tmp_path: Path) -> None:
         await pilot.press("enter")
         await settle(app, pilot)
         assert status(app).startswith("4 of 5 packages · 6 of 12 specs")
-        await pilot.press("t", *"all", "enter")
+        await pilot.press("t", *"all tags", "enter")
         await settle(app, pilot)
         assert status(app) == "5 of 5 packages · 12 of 12 specs"
 
@@ -166,3 +166,26 @@ async def test_the_diff_screen_lists_changes_and_goes_to_a_spec(tmp_path: Path) 
         assert not isinstance(app.screen, DiffScreen)
         specs = app.screen.query_one(SpecList)
         assert index.hashes[specs.highlighted_row] == H["zl-b2"] and index.field("tag", specs.highlighted_row) == NEW
+
+
+async def test_a_comparison_asked_for_again_is_instant_and_a_superseded_one_never_shows(tmp_path: Path) -> None:
+    from cachetui.app import CacheTUI
+    from cachetui.screens.diff import DiffScreen
+    from cachetui.screens.main import MainScreen
+    from conftest import settle
+
+    root = write_pair(tmp_path / "cache")
+    app = CacheTUI([str(root)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        main = app.screen
+        main.compare(OLD, NEW)
+        main.compare(NEW, OLD)  # asked before the first is shown: only this one may show
+        await settle(app, pilot)
+        assert isinstance(app.screen, DiffScreen) and app.screen.changes.old.label == NEW
+        assert [s for s in app.screen_stack if isinstance(s, DiffScreen)] == [app.screen]
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen) and main.compared(OLD, NEW) and main.compared(NEW, OLD)
+        main.compare(OLD, NEW)  # worked out already: shown at once, no worker
+        await pilot.pause()
+        assert isinstance(app.screen, DiffScreen) and app.screen.changes.old.label == OLD

@@ -207,7 +207,7 @@ async def test_palette_looks_up_a_hash_and_switches_tags(synthetic: Path) -> Non
         assert app.screen.query_one(SpecList).highlighted_row == app.service.index.lookup_hash(fake_hash(5, "dddd"))[0]
         await palette(app, pilot, "tag v1", "Tag: v1.0.0")
         assert status(app).startswith("1 of 3 packages · 1 of 7 specs")
-        await palette(app, pilot, "tag all", "Tag: all")
+        await palette(app, pilot, "all tags", "All tags")
         assert status(app).startswith("3 of 3 packages · 7 of 7 specs")
 
 
@@ -422,7 +422,7 @@ def test_sources_in_the_config_that_are_missing_are_load_problems_not_a_refusal(
 
 def test_config_command_says_where_each_value_came_from(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
-    path.write_text('sources = ["data"]\ncolor = "256"\n[keymap]\ncopy-hash = "c"\n')
+    path.write_text('sources = ["data"]\ncolor = "256"\n[keymap]\ncopy-hash = "w"\n')
     done = run_cli("config", "--config", str(path), env={"PAGER": "most"})
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[2:]}
@@ -430,7 +430,7 @@ def test_config_command_says_where_each_value_came_from(tmp_path: Path) -> None:
     assert rows["color"].split()[1:] == ['"256"', str(path)]
     assert rows["pager"].split()[1:] == ['"most"', "$PAGER"]
     assert rows["mouse"].split()[1:] == ["true", "default"]
-    assert rows["keymap.copy-hash"].split()[1:] == ['"c"', str(path)]
+    assert rows["keymap.copy-hash"].split()[1:] == ['"w"', str(path)]
     path.write_text('[keymap]\ncopy-hsh = "c"\n')
     done = run_cli("config", "--config", str(path), "--json")
     assert done.returncode == 2

@@ -40,6 +40,8 @@ class TagDiff:
     old: Side
     new: Side
     packages: dict[str, PackageDiff]  # changed packages only, by name
+    old_rows: dict[str, int] = field(default_factory=dict)  # hash -> its row on the old side
+    new_rows: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The `diff --json` shape (a public contract)."""
@@ -47,24 +49,33 @@ class TagDiff:
                 "packages": {name: {"added": d.added, "removed": d.removed, "rebuilt": [list(pair) for pair in d.rebuilt]}
                              for name, d in self.packages.items()}}
 
+    def summary(self) -> str:
+        """`4 packages changed; 2 specs added, 2 removed, 2 rebuilt`, for people."""
+        added, removed, rebuilt = self.totals()
+        packages = len(self.packages)
+        return (f"{packages:,} package{'s' if packages != 1 else ''} changed; {added:,} spec{'s' if added != 1 else ''} added, "
+                f"{removed:,} removed, {rebuilt:,} rebuilt")
+
     def totals(self) -> tuple[int, int, int]:
         """(added, removed, rebuilt) over every package."""
         return (sum(len(d.added) for d in self.packages.values()), sum(len(d.removed) for d in self.packages.values()),
                 sum(len(d.rebuilt) for d in self.packages.values()))
 
 
-def _specs(side: Side) -> dict[str, dict[tuple, dict[str, tuple]]]:
-    """package -> (version, compiler, platform, os, target) -> hash -> variants."""
-    index, out = side.index, defaultdict(lambda: defaultdict(dict))
+def _specs(side: Side) -> tuple[dict[str, dict[tuple, dict[str, tuple]]], dict[str, int]]:
+    """(package -> (version, compiler, platform, os, target) -> hash -> variants, hash -> row)."""
+    index, out, rows = side.index, defaultdict(lambda: defaultdict(dict)), {}
     field_of = index.field
     for row in side.rows:
         build = tuple(field_of(column, row) for column in ("version", "compiler", "platform", "os", "target"))
-        out[index.package_name(row)][build][index.hashes[row]] = index.variants(row)
-    return out
+        digest = index.hashes[row]
+        out[index.package_name(row)][build][digest] = index.variants(row)
+        rows[digest] = row
+    return out, rows
 
 
 def diff(old: Side, new: Side) -> TagDiff:
-    before, after = _specs(old), _specs(new)
+    (before, old_rows), (after, new_rows) = _specs(old), _specs(new)
     packages: dict[str, PackageDiff] = {}
     for name in sorted(set(before) | set(after)):
         change = PackageDiff()
@@ -82,7 +93,7 @@ def diff(old: Side, new: Side) -> TagDiff:
         change.rebuilt.sort()
         if change:
             packages[name] = change
-    return TagDiff(old, new, packages)
+    return TagDiff(old, new, packages, old_rows, new_rows)
 
 
 def _pairs(gone: dict[str, tuple], came: dict[str, tuple]) -> list[tuple[str, str]]:

@@ -65,7 +65,7 @@ def top_packages(index: Index, mask: int, top: int) -> tuple[int, list[tuple[str
     return present, chosen[:top]
 
 
-def summarize(index: Index, mask: int, top: int = 10, matrix_limit: int = 12) -> Summary:
+def summarize(index: Index, mask: int, top: int = 10, matrix_limit: int = 60) -> Summary:
     """The stats of the rows set in `mask` (a bitset over the index's rows)."""
     mask &= index.all_rows
     facets = {facet: facet_counts(index, facet, mask) for facet in CHART_FACETS}

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Static
 from cachetui.output import spec_line
 from cachetui.textsafe import visible
 from cachetui.widgets.line_list import LineList, Piece, fit
+from cachetui.screens.once import DismissOnce
 
 if TYPE_CHECKING:
     from cachetui.index.diff import TagDiff
@@ -42,7 +43,7 @@ class DiffPackageList(LineList):
 
 
 class ChangeList(LineList):
-    """One line a change: `+ /hash spec`, `- /hash spec`, `~ /new spec (was /old)`. `rows` gives, for each
+    """One line a change: `+ /hash spec`, `- /hash spec`, `~ /new (was /old) spec`. `rows` gives, for each
     line, the index row to go to (the new spec; the old one for a removal)."""
 
     empty_text = "highlight a package"
@@ -57,13 +58,13 @@ class ChangeList(LineList):
         return [row for _, row, _ in self._lines]
 
     def show(self, name: str | None) -> None:
-        old, new = self._changes.old, self._changes.new
+        old_rows, new_rows = self._changes.old_rows, self._changes.new_rows  # (a dict: fast at any size)
         lines: list[tuple[str, int, str]] = []
         if name is not None:
             change = self._changes.packages[name]
-            lines += [("added", _row(new, digest), "") for digest in change.added]
-            lines += [("removed", _row(old, digest), "") for digest in change.removed]
-            lines += [("rebuilt", _row(new, new_hash), f"  (was /{old_hash[:7]})") for old_hash, new_hash in change.rebuilt]
+            lines += [("added", new_rows[digest], "") for digest in change.added]
+            lines += [("removed", old_rows[digest], "") for digest in change.removed]
+            lines += [("rebuilt", new_rows[new_hash], f"(was /{old_hash[:7]}) ") for old_hash, new_hash in change.rebuilt]
         self._lines = lines
         self.set_count(len(lines))
 
@@ -73,16 +74,10 @@ class ChangeList(LineList):
         side = self._changes.old if kind == "removed" else self._changes.new
         digest = side.index.hashes[row]
         spec = spec_line(side.index, row)[: -len(digest) - 2]  # the hash leads: it is what changed
-        return [(f" {mark} ", style), (f"/{digest[:7]} ", "line-list--accent"), (fit(spec + suffix, max(1, width - 12)), None)]
+        return [(f" {mark} ", style), (f"/{digest[:7]} ", "line-list--accent"), (fit(suffix + spec, max(1, width - 12)), None)]
 
 
-def _row(side, digest: str) -> int:
-    """The row of `digest` among the side's rows (a hash is in one row per tag)."""
-    rows = set(side.rows)
-    return next(row for row in side.index.lookup_hash(digest) if row in rows)
-
-
-class DiffScreen(Screen["int | None"]):
+class DiffScreen(DismissOnce, Screen["int | None"]):
     """Dismissed with the index row to go to, or None."""
 
     HELP_GROUP = "tag diff"
@@ -97,9 +92,7 @@ class DiffScreen(Screen["int | None"]):
         self.changes = changes
 
     def compose(self) -> ComposeResult:
-        added, removed, rebuilt = self.changes.totals()
-        summary = (f"{self.changes.old.label} -> {self.changes.new.label}: {len(self.changes.packages):,} packages changed; "
-                   f"{added:,} specs added, {removed:,} removed, {rebuilt:,} rebuilt")
+        summary = f"{self.changes.old.label} -> {self.changes.new.label}: {self.changes.summary()}"
         yield Static(visible(summary), id="diff-summary", markup=False)
         with Horizontal(id="diff-body"):
             yield DiffPackageList(self.changes, id="diff-packages")
@@ -122,7 +115,7 @@ class DiffScreen(Screen["int | None"]):
         if isinstance(event.line_list, DiffPackageList):
             self.query_one(ChangeList).focus()
         elif isinstance(event.line_list, ChangeList) and event.line_list.rows:
-            self.dismiss(event.line_list.rows[event.index])
+            self.dismiss_once(event.line_list.rows[event.index])
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        self.dismiss_once(None)

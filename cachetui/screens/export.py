@@ -14,6 +14,7 @@ from textual.widgets import Input, Label, RadioButton, RadioSet
 
 from cachetui.output import EXPORT_FORMATS
 from cachetui.widgets.safe_input import SafeInput
+from cachetui.screens.once import DismissOnce
 
 EXTENSIONS = {"csv": ".csv", "json": ".json", "specs": ".txt"}
 
@@ -22,7 +23,7 @@ def default_path(form: str, folder: Path | None = None) -> Path:
     return (folder or Path.cwd()) / f"cachetui-specs{EXTENSIONS[form]}"
 
 
-class ExportScreen(ModalScreen["tuple[str, Path] | None"]):
+class ExportScreen(DismissOnce, ModalScreen["tuple[str, Path] | None"]):
     HELP_GROUP = "export"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel-export", tooltip="Close the export, writing nothing")]
 
@@ -73,7 +74,7 @@ class ExportScreen(ModalScreen["tuple[str, Path] | None"]):
             self._confirmed = path
             self._hint(f"{path.name} exists: enter again to overwrite it")
         else:
-            self.dismiss((self._form, path))
+            self.dismiss_once((self._form, path))
 
     def _hint(self, text: str) -> None:
         from cachetui.textsafe import visible
@@ -81,4 +82,4 @@ class ExportScreen(ModalScreen["tuple[str, Path] | None"]):
         self.query_one("#export-hint", Label).update(visible(text))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.dismiss_once(None)

@@ -20,12 +20,13 @@ from cachetui.textsafe import visible
 from cachetui.widgets.candidate_list import CandidateList
 from cachetui.widgets.line_list import LineList
 from cachetui.widgets.safe_input import SafeInput
+from cachetui.screens.once import DismissOnce
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
 
 
-class HashLookupScreen(ModalScreen[int | None]):
+class HashLookupScreen(DismissOnce, ModalScreen[int | None]):
     HELP_GROUP = "hash lookup"
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="cancel-lookup", tooltip="Close the hash lookup, going nowhere"),
@@ -86,7 +87,7 @@ class HashLookupScreen(ModalScreen[int | None]):
     def _submitted(self) -> None:
         rows = self.query_one(CandidateList).rows
         if len(rows) == 1:
-            self.dismiss(rows[0])
+            self.dismiss_once(rows[0])
         elif rows:
             self.query_one(CandidateList).focus()
 
@@ -94,11 +95,11 @@ class HashLookupScreen(ModalScreen[int | None]):
         event.stop()
         if event.stale:  # chosen among candidates the typing since has replaced
             return
-        self.dismiss(self.query_one(CandidateList).row_at(event.index))
+        self.dismiss_once(self.query_one(CandidateList).row_at(event.index))
 
     def action_to_candidates(self) -> None:
         if self.query_one(CandidateList).count:
             self.query_one(CandidateList).focus()
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.dismiss_once(None)

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from cachetui.keys import KeyEntry
 from cachetui.widgets.immediate_scroll import ImmediateScroll
+from cachetui.screens.once import DismissOnce
 
 
 def _group_table(group: str, entries: list[KeyEntry], id_width: int, header: bool) -> Table:
@@ -28,7 +29,7 @@ def _group_table(group: str, entries: list[KeyEntry], id_width: int, header: boo
     return table
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(DismissOnce, ModalScreen[None]):
     HELP_GROUP = "help"
     BINDINGS = [Binding("escape,q,question_mark,f1", "close", "Close help", id="close-help", tooltip="Close this help")]
 
@@ -46,4 +47,4 @@ class HelpScreen(ModalScreen[None]):
                               "finds a hash, enter goes there. ctrl+p finds every command by name. Escape closes this help."))
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        self.dismiss_once(None)

@@ -32,7 +32,7 @@ from cachetui.messages import DownloadProgress, LoadFailed, Loaded, LoadProgress
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
-from cachetui.output import json_text, spec_record
+from cachetui.output import json_text, replacing, spec_record
 from cachetui.pager import DEFAULT_PAGER, run_pager
 from cachetui.textsafe import visible
 from cachetui.widgets.dependency_list import DependencyList
@@ -85,6 +85,8 @@ class MainScreen(Screen):
         self._loading = "starting…"
         self._query_error = ""  # why the search text does not parse, while it does not
         self._wide: bool | None = None  # the width class the panes were last laid out for
+        self._diffs: dict[tuple[str, str], tuple[object, object]] = {}  # (old, new) -> (index, TagDiff)
+        self._compare_wanted: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -487,25 +489,18 @@ class MainScreen(Screen):
 
     @work(thread=True, group="export")
     def _export(self, result: Result, form: str, path) -> None:
-        """Write in a worker: a million CSV lines take seconds. A temporary file is renamed into
-        place, so a failed write never leaves half a file where the user looks for it."""
-        import os
-        import tempfile
-
+        """Write in a worker: a million CSV lines take seconds. The file is written beside its
+        target and renamed into place, so a failed write never leaves half a file where the
+        user looks for it; a symlink is written through, and the file gets the mode it had,
+        or the one the umask gives a new file."""
         from cachetui.output import write_export
 
         index = self.service.index
         rows = index.rows_in(result.mask)
         selections = {facet: sorted(values) for facet, values in result.filter.selections}
         try:
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-                    write_export(index, rows, form, out, {"query": result.filter.query, "selections": selections})
-                os.replace(temporary, path)
-            except BaseException:
-                os.unlink(temporary)
-                raise
+            with replacing(path) as out:
+                write_export(index, rows, form, out, {"query": result.filter.query, "selections": selections})
         except OSError as error:
             self.app.call_from_thread(self.notify, visible(f"Could not write {path}: {error.strerror or error}"),
                                       title="Export", severity="error", markup=False)
@@ -524,23 +519,43 @@ class MainScreen(Screen):
         self.app.push_screen(CommandPalette(providers=[CompareCommands], placeholder="Compare two cache tags: old -> new…"))
 
     def compare(self, old: str, new: str) -> None:
+        """Show what changed from tag `old` to tag `new`: worked out once in a worker, then kept,
+        so coming back from a spec the diff screen went to is instant."""
+        key = (old, new)
+        self._compare_wanted = key
+        index = self.service.index
+        if self._diffs.get(key, (None, None))[0] is index:
+            self._show_diff(key)
+            return
         self.notify(visible(f"Comparing {old} with {new}…"), title="Compare", timeout=3, markup=False)
-        self._compare(old, new)
+        self._compare(index, old, new)
 
-    @work(thread=True, exclusive=True, group="compare")
-    def _compare(self, old: str, new: str) -> None:
+    def compared(self, old: str, new: str) -> bool:
+        return self._diffs.get((old, new), (None, None))[0] is self.service.index
+
+    @work(thread=True, group="compare")
+    def _compare(self, index, old: str, new: str) -> None:
         from cachetui.index.diff import Side, diff
 
-        index = self.service.index
         tags = index.facet_values["tag"]
         side = {tag: Side(tag, index, index.rows_in(index.facet_bits["tag"][tags.index(tag)])) for tag in (old, new)}
         changes = diff(side[old], side[new])
-        self.app.call_from_thread(self._show_diff, changes)
+        self.app.call_from_thread(self._diff_ready, index, (old, new), changes)
 
-    def _show_diff(self, changes) -> None:
+    def _diff_ready(self, index, key: tuple[str, str], changes) -> None:
+        self._diffs[key] = (index, changes)
+        if key != self._compare_wanted:
+            return  # another comparison was asked for since: that one shows
+        if self.app.screen is self:
+            self._show_diff(key)
+        else:  # the user went on meanwhile: do not cover what they are doing
+            self.notify(visible(f"{key[0]} -> {key[1]} is ready: press c to see it"), title="Compare", markup=False)
+
+    def _show_diff(self, key: tuple[str, str]) -> None:
         from cachetui.screens.diff import DiffScreen
 
-        self.app.push_screen(DiffScreen(changes), lambda row: row is not None and self.jump_to(row, "Compare"))
+        self._compare_wanted = None
+        self.app.push_screen(DiffScreen(self._diffs[key][1]), lambda row: row is not None and self.jump_to(row, "Compare"))
 
     def action_switch_tag(self) -> None:
         from textual.command import CommandPalette

@@ -12,6 +12,7 @@ from textual.widgets import Label, Static
 from cachetui.model import LoadProblem
 from cachetui.textsafe import visible
 from cachetui.widgets.line_list import LineList, Piece, fit
+from cachetui.screens.once import DismissOnce
 
 
 class ProblemList(LineList):
@@ -29,7 +30,7 @@ class ProblemList(LineList):
                 (fit(f"{problem.source}: {problem.message}", max(1, width - 9)), None)]
 
 
-class ProblemsScreen(ModalScreen[None]):
+class ProblemsScreen(DismissOnce, ModalScreen[None]):
     HELP_GROUP = "load problems"
     BINDINGS = [Binding("escape,q,p", "close", "Close", id="close-problems", tooltip="Close the list of load problems")]
 
@@ -52,4 +53,4 @@ class ProblemsScreen(ModalScreen[None]):
             self.query_one("#problem-detail", Static).update(text)
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        self.dismiss_once(None)

@@ -19,10 +19,10 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cachetui.textsafe import visible
+from cachetui.widgets.immediate_scroll import ImmediateScroll
 from cachetui.widgets.line_list import fit
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
@@ -180,7 +180,8 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int]], width: int, *, total:
 
 
 def matrix_chart(title: str, stacks: Sequence[str], targets: Sequence[str], matrix: Sequence[Sequence[int]],
-                 width: int, *, more_stacks: int = 0, more_targets: int = 0, style_of: StyleOf = _no_style) -> Text:
+                 width: int, *, more_stacks: int = 0, more_targets: int = 0, style_of: StyleOf = _no_style,
+                 largest: int | None = None) -> Text:
     """The stack x target matrix: a row per stack, a column per target, each cell its count
     with a shade glyph for its size against the largest cell.
 
@@ -192,7 +193,11 @@ def matrix_chart(title: str, stacks: Sequence[str], targets: Sequence[str], matr
     if not stacks or not targets:
         lines.add((fit("none", width).rstrip(), "stats-view--muted"))
         return lines.text
-    largest = max((max(row, default=0) for row in matrix), default=0)
+    of_what = "of the largest cell"
+    if largest is None:
+        largest = max((max(row, default=0) for row in matrix), default=0)
+    else:
+        of_what = "of the largest cell outside stacks that hold every spec"
     digits = max((len(compact(n)) for row in matrix for n in row), default=1)
     longest_label = max(cell_len(visible(s)) for s in stacks)
     # Columns first, beside labels of a few cells; then the labels take what the columns
@@ -244,13 +249,13 @@ def matrix_chart(title: str, stacks: Sequence[str], targets: Sequence[str], matr
         if hidden_targets > 0:
             left.append(f"{_number(hidden_targets)} target{'s' if hidden_targets != 1 else ''}")
         notes += _words("Not shown: " + ", ".join(left) + ".", width)
-    notes += _wrap([f"{SHADES[k]} ≤{25 * k}%" for k in range(1, 5)] + [f"of the largest cell ({_number(largest)})"], width, gap=" ")
+    notes += _wrap([f"{SHADES[k]} ≤{25 * k}%" for k in range(1, 5)] + [f"{of_what} ({_number(largest)})"], width, gap=" ")
     for line in notes:
         lines.add((line, "stats-view--muted"))
     return lines.text
 
 
-class StatsView(VerticalScroll):
+class StatsView(ImmediateScroll):
     """Charts of a Summary; `show` it, and it redraws itself whenever its width changes."""
 
     # Besides VerticalScroll's arrows, page and home/end keys: the lists' own j/k/g/G.
@@ -309,7 +314,7 @@ class StatsView(VerticalScroll):
     """
 
     # Rows shown per chart: the rest are counted on a last line.
-    max_rows: ClassVar[int] = 12
+    max_rows: ClassVar[int] = 40  # the small stacks are where the gaps are: list them (the view scrolls)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -395,10 +400,15 @@ class StatsView(VerticalScroll):
 
         stacks_in_all = len(summary.facets.get("stack", []))
         targets_in_all = len(summary.facets.get("target", []))
+        # Shades scale to the largest cell outside stacks that hold every spec (`root`): else
+        # that one row sets the scale and every other cell comes out the palest shade.
+        whole = {stack for stack, n in summary.facets.get("stack", []) if n == summary.specs}
+        partial = [row for stack, row in zip(summary.matrix_stacks, summary.matrix) if stack not in whole]
+        scale = max((max(row, default=0) for row in partial), default=0) or None
         sections["matrix"].update(matrix_chart(
             "Stack × target", summary.matrix_stacks, summary.matrix_targets, summary.matrix, width,
             more_stacks=max(0, stacks_in_all - len(summary.matrix_stacks)),
-            more_targets=max(0, targets_in_all - len(summary.matrix_targets)), style_of=style_of))
+            more_targets=max(0, targets_in_all - len(summary.matrix_targets)), style_of=style_of, largest=scale))
 
         shown = len(summary.top_packages)
         sections["top"].update(bar_chart(
