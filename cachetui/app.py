@@ -21,6 +21,7 @@ from cachetui.screens.export import ExportScreen
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.help import HelpScreen
 from cachetui.screens.main import MainScreen
+from cachetui.screens.palette import Palette
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
 from cachetui.textsafe import visible
@@ -100,6 +101,11 @@ class CacheTUI(App):
         """Copy, and show what was copied: to select by hand where the terminal ignores OSC 52."""
         self.copy_to_clipboard(text)
         self.notify(visible(text), title=f"Copied {what}", timeout=10, markup=False)
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, safe against key bursts (screens/palette.py)."""
+        if self.use_command_palette and not Palette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def action_go_to_hash(self) -> None:
         """From any pane or screen: close what covers the main screen, then look up."""

@@ -686,3 +686,23 @@ async def test_two_closing_keys_at_once_close_only_the_screen_on_top(keys: list[
         screen.action_cancel() if hasattr(screen, "action_cancel") else screen.action_close()  # the second of the burst
         await pilot.pause()
         assert isinstance(app.screen, MainScreen) and app.is_running
+
+
+async def test_the_palette_survives_keys_in_a_burst() -> None:
+    """Page down before the palette's list has laid out its lines raised KeyError inside
+    Textual (the monkey test found it); a second escape closed the main screen too."""
+    from cachetui.screens.main import MainScreen
+    from test_monkey import type_key
+
+    app = CacheTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for key in ["ctrl+p", "a", "down", "pagedown", "pagedown", "b", "pagedown", "pagedown", "backspace", "pagedown", "pageup", "pagedown"]:
+            await type_key(app, key)  # as fast as keys arrive in one read
+        await pilot.pause(0.3)
+        assert app._exception is None and not isinstance(app.screen, MainScreen)
+        palette = app.screen
+        palette.dismiss()
+        palette.dismiss()  # the second escape of a burst
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and app.is_running

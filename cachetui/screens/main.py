@@ -508,15 +508,14 @@ class MainScreen(Screen):
         self.app.call_from_thread(self.notify, visible(f"Wrote {len(rows):,} specs to {path}"), title="Export", markup=False)
 
     def action_compare(self) -> None:
-        from textual.command import CommandPalette
-
         from cachetui.commands import CompareCommands
+        from cachetui.screens.palette import Palette
 
         index = self.service.index
         if index is None or len(index.facet_values.get("tag", [])) < 2:
             self.notify("Comparing needs two cache tags loaded (cachetui diff OLD NEW compares sources too).", title="Compare")
             return
-        self.app.push_screen(CommandPalette(providers=[CompareCommands], placeholder="Compare two cache tags: old -> new…"))
+        self.app.push_screen(Palette(providers=[CompareCommands], placeholder="Compare two cache tags: old -> new…"))
 
     def compare(self, old: str, new: str) -> None:
         """Show what changed from tag `old` to tag `new`: worked out once in a worker, then kept,
@@ -558,16 +557,15 @@ class MainScreen(Screen):
         self.app.push_screen(DiffScreen(self._diffs[key][1]), lambda row: row is not None and self.jump_to(row, "Compare"))
 
     def action_switch_tag(self) -> None:
-        from textual.command import CommandPalette
-
         from cachetui.commands import TagCommands
+        from cachetui.screens.palette import Palette
 
         index = self.service.index
         tags = index.facet_values.get("tag", []) if index is not None else []
         if len(tags) < 2 and not self.filter.selected.get("tag"):
             self.notify(visible(f"One cache tag is loaded: {tags[0]}" if tags else "Nothing is loaded yet."), title="Tag", markup=False)
             return
-        self.app.push_screen(CommandPalette(providers=[TagCommands], placeholder="Switch to a cache tag…"))
+        self.app.push_screen(Palette(providers=[TagCommands], placeholder="Switch to a cache tag…"))
 
     def go_to_package(self, package: int) -> None:
         """Highlight `package` in the list, clearing what hides it, and move to its specs."""
