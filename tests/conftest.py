@@ -118,3 +118,26 @@ async def settle(app, pilot) -> None:
 def status(app) -> str:
     """The status line as the terminal shows it."""
     return str(app.screen.query_one("#status").render())
+
+
+# -- colours: what a 256-colour terminal shows, and whether it can be read -----------------------
+
+
+def in_256_colours(color):
+    """A Textual Color as a 256-colour terminal shows it (Rich's own downgrade)."""
+    from rich.color import Color as RichColor, ColorSystem
+    from textual.color import Color
+
+    true = RichColor.from_rgb(color.r, color.g, color.b).downgrade(ColorSystem.EIGHT_BIT).get_truecolor()
+    return Color(true.red, true.green, true.blue)
+
+
+def contrast(a, b) -> float:
+    """WCAG 2 contrast ratio of two colours (4.5 is AA for text)."""
+    def luminance(c) -> float:
+        def channel(v: int) -> float:
+            v = v / 255
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+        return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -23,7 +23,7 @@ from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_detail import SpecDetail
 from cachetui.widgets.spec_list import SpecList
-from conftest import SAMPLE, fake_hash, record, settle, status, write_summary
+from conftest import SAMPLE, contrast, fake_hash, in_256_colours, record, settle, status, write_summary
 
 NARROW, WIDE = (80, 24), (120, 40)
 
@@ -381,6 +381,30 @@ async def test_config_theme_and_a_bad_config_value_are_reported_by_file_and_key(
         assert app.theme == "gruvbox"
 
 
+def run_app_command(args: list[str], run_body: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`cachetui ARGS` in a fresh process, whose app, instead of running, executes `run_body`
+    (with `self` and `mouse`). A spy on the CLI's own import of the app puts it there: so
+    what the CLI set before that import (the colours) is what Textual saw."""
+    body = "\n".join("            " + line for line in run_body.splitlines())
+    probe = (
+        "import os, sys, builtins\n"
+        "from cachetui import cli\n"
+        "assert 'textual' not in sys.modules\n"
+        "real_import = builtins.__import__\n"
+        "def spy(name, *a, **k):\n"
+        "    module = real_import(name, *a, **k)\n"
+        "    if name == 'cachetui.app' and not getattr(module, '_probed', False):\n"
+        "        module._probed = True\n"
+        "        def run(self, mouse=True, **kw):\n"
+        f"{body}\n"
+        "        module.CacheTUI.run = run\n"
+        "    return module\n"
+        "builtins.__import__ = spy\n"
+        f"sys.exit(cli.main({args!r}))\n"
+    )
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+
+
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "cachetui", *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=60)
@@ -402,20 +426,7 @@ def test_config_command_checks_what_the_app_checks(tmp_path: Path) -> None:
 def test_sources_in_the_config_that_are_missing_are_load_problems_not_a_refusal(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text('sources = ["/nonexistent/cache"]\n')
-    probe = (
-        "import sys, builtins\n"
-        "from cachetui import cli\n"
-        "real_import = builtins.__import__\n"
-        "def spy(name, *a, **k):\n"
-        "    module = real_import(name, *a, **k)\n"
-        "    if name == 'cachetui.app' and not getattr(module, '_probed', False):\n"
-        "        module._probed = True\n"
-        "        module.CacheTUI.run = lambda self, mouse=True: print('app started with', self.service.sources)\n"
-        "    return module\n"
-        "builtins.__import__ = spy\n"
-        f"sys.exit(cli.main(['--config', {str(path)!r}]))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    done = run_app_command(["--config", str(path)], "print('app started with', self.service.sources)")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "app started with ['/nonexistent/cache']"
 
@@ -459,25 +470,9 @@ REPO_SAMPLE = Path(__file__).resolve().parent.parent / "sample_data"
 ])
 def test_color_is_set_before_textual_is_imported_and_no_mouse_reaches_run(flag: list[str], env_seen: str) -> None:
     # Spy on the CLI's own import of the app: by then the environment must be set.
-    probe = (
-        "import os, sys, builtins\n"
-        "from cachetui import cli\n"
-        "assert 'textual' not in sys.modules\n"
-        "real_import = builtins.__import__\n"
-        "def spy(name, *a, **k):\n"
-        "    module = real_import(name, *a, **k)\n"
-        "    if name == 'cachetui.app' and not getattr(module, '_probed', False):\n"
-        "        module._probed = True\n"
-        "        def run(self, mouse=True, **kw):\n"
-        "            import textual.constants as c\n"
-        "            print(f'TEXTUAL_COLOR_SYSTEM={c.COLOR_SYSTEM} NO_COLOR={os.environ.get(\"NO_COLOR\")} mouse={mouse}')\n"
-        "        module.CacheTUI.run = run\n"
-        "    return module\n"
-        "builtins.__import__ = spy\n"
-        f"sys.exit(cli.main({flag!r}))\n"
-    )
     env = {k: v for k, v in os.environ.items() if k not in ("TEXTUAL_COLOR_SYSTEM", "NO_COLOR")}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    done = run_app_command(flag, "import textual.constants as c\n"
+                                 "print(f'TEXTUAL_COLOR_SYSTEM={c.COLOR_SYSTEM} NO_COLOR={os.environ.get(\"NO_COLOR\")} mouse={mouse}')", env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"{env_seen} mouse={'--no-mouse' not in flag}"
 
@@ -485,26 +480,7 @@ def test_color_is_set_before_textual_is_imported_and_no_mouse_reaches_run(flag: 
 # -- colours -----------------------------------------------------------------------------------
 
 
-def _in_256_colours(color):
-    from rich.color import Color as RichColor, ColorSystem
-    from textual.color import Color
-
-    true = RichColor.from_rgb(color.r, color.g, color.b).downgrade(ColorSystem.EIGHT_BIT).get_truecolor()
-    return Color(true.red, true.green, true.blue)
-
-
-def _contrast(a, b) -> float:
-    """WCAG 2 contrast ratio of two colours."""
-    def luminance(c) -> float:
-        def channel(v: int) -> float:
-            v = v / 255
-            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
-        return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
-async def test_the_default_theme_is_readable_in_256_colours() -> None:
+async def test_the_default_theme_is_readablein_256_colours() -> None:
     """Over SSH, TERM=xterm-256color without COLORTERM is common: every text style of the lists
     must keep WCAG AA contrast (4.5) once its colours are reduced to the 256-colour palette."""
     from textual.color import Color
@@ -516,12 +492,12 @@ async def test_the_default_theme_is_readable_in_256_colours() -> None:
         widget = app.screen.query_one(FacetSidebar)
         for part in ("cursor", "dim", "match", "accent", "header", "empty"):
             style = widget.rich_style + widget.get_component_rich_style(f"line-list--{part}")
-            fg, bg = (_in_256_colours(Color.from_rich_color(c)) for c in (style.color, style.bgcolor))
-            assert _contrast(fg, bg) >= 4.5, (part, fg.hex, bg.hex)
+            fg, bg = (in_256_colours(Color.from_rich_color(c)) for c in (style.color, style.bgcolor))
+            assert contrast(fg, bg) >= 4.5, (part, fg.hex, bg.hex)
         detail = app.screen.query_one(SpecDetail)
         style = detail.rich_style + detail.get_component_rich_style("spec-detail--match")
-        fg, bg = (_in_256_colours(Color.from_rich_color(c)) for c in (style.color, style.bgcolor))
-        assert _contrast(fg, bg) >= 4.5
+        fg, bg = (in_256_colours(Color.from_rich_color(c)) for c in (style.color, style.bgcolor))
+        assert contrast(fg, bg) >= 4.5
 
 
 async def test_a_keymap_that_takes_another_bindings_key_says_so() -> None:

@@ -12,7 +12,7 @@ import pytest
 from rich.cells import cell_len
 from textual.app import App
 
-from conftest import SAMPLE
+from conftest import SAMPLE, contrast, in_256_colours
 from cachetui.index.stats import CHART_FACETS, Summary, summarize
 from cachetui.service import IndexService
 from cachetui.widgets.stats_view import SHADES, StatsView, bar, bar_chart, compact, fit_middle, matrix_chart, shade
@@ -280,21 +280,7 @@ async def test_data_is_never_markup_nor_escapes() -> None:
 
 
 async def test_chart_styles_are_legible_in_256_colours(index) -> None:
-    from rich.color import Color as RichColor, ColorSystem
     from textual.color import Color
-
-    def in_256(color):
-        true = RichColor.from_rgb(color.r, color.g, color.b).downgrade(ColorSystem.EIGHT_BIT).get_truecolor()
-        return Color(true.red, true.green, true.blue)
-
-    def contrast(a, b) -> float:
-        def luminance(c) -> float:
-            def channel(v: int) -> float:
-                v = v / 255
-                return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
-            return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
-        high, low = sorted((luminance(a), luminance(b)), reverse=True)
-        return (high + 0.05) / (low + 0.05)
 
     app = StatsApp()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -304,7 +290,7 @@ async def test_chart_styles_are_legible_in_256_colours(index) -> None:
         assert app.theme == "textual-dark"
         for component in sorted(StatsView.COMPONENT_CLASSES):
             style = view.rich_style + view.get_component_rich_style(component)
-            fg, bg = (in_256(Color.from_rich_color(c)) for c in (style.color, style.bgcolor))
+            fg, bg = (in_256_colours(Color.from_rich_color(c)) for c in (style.color, style.bgcolor))
             assert contrast(fg, bg) >= 4.5, (component, fg.hex, bg.hex)
 
 
