@@ -62,27 +62,29 @@ class TagDiff:
                 sum(len(d.rebuilt) for d in self.packages.values()))
 
 
-def _specs(side: Side) -> tuple[dict[str, dict[tuple, dict[str, tuple]]], dict[str, int]]:
-    """(package -> (version, compiler, platform, os, target) -> hash -> variants, hash -> row)."""
-    index, out, rows = side.index, defaultdict(lambda: defaultdict(dict)), {}
+def _builds(index: Index, rows: list[int]) -> dict[str, dict[tuple, dict[str, tuple]]]:
+    """package -> (version, compiler, platform, os, target) -> hash -> variants."""
+    out: dict = defaultdict(lambda: defaultdict(dict))
     field_of = index.field
-    for row in side.rows:
+    for row in rows:
         build = tuple(field_of(column, row) for column in ("version", "compiler", "platform", "os", "target"))
-        digest = index.hashes[row]
-        out[index.package_name(row)][build][digest] = index.variants(row)
-        rows[digest] = row
-    return out, rows
+        out[index.package_name(row)][build][index.hashes[row]] = index.variants(row)
+    return out
 
 
 def diff(old: Side, new: Side) -> TagDiff:
-    (before, old_rows), (after, new_rows) = _specs(old), _specs(new)
+    # Between two snapshots most hashes are in both, and a hash names one build: only the
+    # other rows need their builds read (2 x 500k specs: 6.3 s when every row was read).
+    old_rows = {old.index.hashes[row]: row for row in old.rows}
+    new_rows = {new.index.hashes[row]: row for row in new.rows}
+    before = _builds(old.index, [row for digest, row in old_rows.items() if digest not in new_rows])
+    after = _builds(new.index, [row for digest, row in new_rows.items() if digest not in old_rows])
     packages: dict[str, PackageDiff] = {}
     for name in sorted(set(before) | set(after)):
         change = PackageDiff()
         old_builds, new_builds = before.get(name, {}), after.get(name, {})
         for build in set(old_builds) | set(new_builds):
-            gone = {h: v for h, v in old_builds.get(build, {}).items() if h not in new_builds.get(build, {})}
-            came = {h: v for h, v in new_builds.get(build, {}).items() if h not in old_builds.get(build, {})}
+            gone, came = dict(old_builds.get(build, {})), dict(new_builds.get(build, {}))
             for old_hash, new_hash in _pairs(gone, came):
                 change.rebuilt.append((old_hash, new_hash))
                 del gone[old_hash], came[new_hash]
