@@ -402,3 +402,16 @@ async def test_matrix_shades_scale_to_the_stacks_that_do_not_hold_every_spec(ind
         assert "▓" in row["e4s"] and " 45" in row["e4s"]
         assert "█" in row["ml-linux-x86_64-cpu"] and "░" in row["hep"]
         assert any("of the largest cell outside stacks that hold every spec (82)" in line for line in lines)
+
+
+async def test_slash_with_the_stats_shown_brings_the_search_box_back() -> None:
+    from cachetui.app import CacheTUI
+    from conftest import settle
+
+    app = CacheTUI()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("s", "slash", *"mpi4py")
+        await settle(app, pilot)
+        search = app.screen.query_one("#search")
+        assert app.focused is search and search.region.width > 0 and not app.screen.stats_shown

@@ -451,6 +451,7 @@ class MainScreen(Screen):
             self.app.push_screen(HashLookupScreen(self.service.index), self._chosen)
 
     def action_focus_search(self) -> None:
+        self.stats_shown = False  # the box sits above the lists: show them, or it types unseen
         self.query_one("#search", Input).focus()
 
     def action_problems(self) -> None:
