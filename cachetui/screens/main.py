@@ -136,8 +136,8 @@ class MainScreen(Screen):
         self._leave_if_hidden("#detail", shown, "#specs")
 
     def _leave_if_hidden(self, pane: str, shown: bool, to: str) -> None:
-        focused = self.focused
-        if not shown and focused is not None and (focused.id == pane[1:] or any(a.id == pane[1:] for a in focused.ancestors)):
+        """Folding the pane that has the focus hands it on to `to`."""
+        if not shown and self.query_one(pane).has_focus_within:
             self.query_one(to).focus()
 
     def action_toggle_filters(self) -> None:
