@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from cachetui import cli
 from conftest import fake_hash, record, write_summary
 

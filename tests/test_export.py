@@ -28,7 +28,6 @@ def test_search_specs_writes_one_spack_spec_line_per_matching_spec(capsys) -> No
 
 async def export_from_the_app(tmp_path, keys_before: list[str], form_steps: int, name: str):
     """Filter with `keys_before`, press e, move `form_steps` down the formats, write `name`."""
-    import json  # noqa: F401  (callers parse)
 
     from cachetui.app import CacheTUI
     from conftest import settle

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from cachetui import cli
 from cachetui.app import HELP_OWNERS, CacheTUI
 from cachetui.config import Config, load_config
 from cachetui.keys import key_entries
