@@ -73,6 +73,22 @@ def write_summary(path: Path, package: str, records: list[dict], tag: str = "dev
     return path
 
 
+CORPUS_SPECS, CORPUS_PACKAGES = 100_000, 1_000
+
+
+@pytest.fixture(scope="session")
+def corpus_100k(tmp_path_factory) -> Path:
+    """A 100k-spec corpus shaped like the real cache (benchmarks/make_corpus.py), made once
+    per session: a fresh clone has none."""
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("corpus-100k")
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "make_corpus.py"), str(out), "--specs", str(CORPUS_SPECS),
+                    "--packages", str(CORPUS_PACKAGES)], check=True, capture_output=True)
+    return out
+
+
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch) -> Path:
     """Tests never read or write the user's own on-disk index, config or remembered state."""

@@ -3,8 +3,7 @@ fixed seed. No exception may escape, the app must still be running, and afterwar
 still answer a search correctly (checked against counts read from the corpus files with
 plain json, not through cachetui).
 
-The corpus is generated once per session by benchmarks/make_corpus.py (a fresh clone has
-none), into pytest's temporary directory.
+The corpus is generated once per session by benchmarks/make_corpus.py (conftest.corpus_100k).
 """
 
 from __future__ import annotations
@@ -12,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import subprocess
-import sys
 import time
 import unicodedata
 from collections import Counter
@@ -32,10 +29,9 @@ from cachetui.widgets.candidate_list import CandidateList
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_list import SpecList
-from conftest import settle, status
+from conftest import CORPUS_PACKAGES, CORPUS_SPECS, settle, status
 
-ROOT = Path(__file__).resolve().parent.parent
-SPECS, PACKAGES = 100_000, 1_000
+SPECS, PACKAGES = CORPUS_SPECS, CORPUS_PACKAGES
 SEED = 6
 KEYS = 10_000
 PAUSE_EVERY = 50
@@ -53,14 +49,6 @@ KEY_CHOICES = LETTERS + DIGITS + PUNCTUATION + NAVIGATION + APP_KEYS
 WEIGHTS = [4] * len(LETTERS) + [2] * len(DIGITS) + [3] * len(PUNCTUATION) + [6] * len(NAVIGATION) + [6] * len(APP_KEYS)
 QUITS = {"q", "ctrl+q", "ctrl+c"}
 assert QUITS & set(KEY_CHOICES) == {"q"}
-
-
-@pytest.fixture(scope="session")
-def corpus(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("corpus-100k")
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), str(out), "--specs", str(SPECS),
-                    "--packages", str(PACKAGES)], check=True, capture_output=True)
-    return out
 
 
 def spec_details(summary: Path) -> list[dict]:
@@ -110,8 +98,9 @@ def alive(app, history: list[str] = ()) -> None:
     assert app.return_code is None and app.is_running, f"the app exited (return code {app.return_code}) after keys: {recent}"
 
 
-async def test_ten_thousand_random_keys_then_a_correct_search(corpus: Path, tmp_path: Path, monkeypatch) -> None:
+async def test_ten_thousand_random_keys_then_a_correct_search(corpus_100k: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # random keys can export (e, a typed name, enter): into the test's own directory
+    corpus = corpus_100k
     summaries = sorted(corpus.glob("develop/*/specs.md"))
     assert len(summaries) == PACKAGES
     specs_of = {path.parent.name: spec_details(path) for path in summaries}
