@@ -100,6 +100,18 @@ def test_meta_that_disagrees_is_a_warning_and_spec_details_wins(tmp_path: Path) 
     assert any("num_specs_by_stack" in m for m in messages)
 
 
+@pytest.mark.parametrize("listed", [["gcc@13.3.0", "none"], ["gcc@13.3.0"]])
+def test_meta_listing_none_as_a_compiler_or_leaving_it_out_both_agree(tmp_path: Path, listed: list[str]) -> None:
+    """The generator Spack 1.x runs lists specs built without a compiler as "none" in meta
+    (real develop files: arkouda, ampt); older ones left them out. Neither is a disagreement."""
+    records = [record(fake_hash(1), compiler="gcc@13.3.0"), record(fake_hash(2), compiler="none")]
+    meta = {"num_specs": 2, "compilers": listed}
+    specs, problems = load(write_summary(tmp_path / "p.md", "pkg", records, meta=meta))
+    assert len(specs) == 2 and problems == []
+    _, problems = load(write_summary(tmp_path / "q.md", "pkg", records[:1], meta={"compilers": ["gcc@13.3.0", "none"]}))
+    assert [p.message for p in problems] == ["meta compilers lists none not in spec_details; using spec_details"]
+
+
 def test_yaml_fallback_reads_block_style_front_matter(tmp_path: Path) -> None:
     path = tmp_path / "block.md"
     path.write_text(

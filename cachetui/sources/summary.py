@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import LoadProblem, normalise_compiler
+from cachetui.model import NO_COMPILER, LoadProblem, normalise_compiler
 
 HASH_RE = re.compile(r"^[a-z2-7]{32}$")
 _BASE32_RUN = re.compile(r"[a-z2-7]*")
@@ -408,8 +408,10 @@ def _strings(value: Any, key: str) -> tuple[str, ...]:
 
 
 def size_of(value: Any) -> int | None:
-    # Always "-" so far (the generator's binary_size() is a TODO); an int means bytes.
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    """Bytes, or None when unknown. Always "-" in summaries so far (the generator's
+    binary_size() is a TODO); an int means bytes. Sizes are kept in 64-bit columns: a number
+    past any real file (2**62 bytes) is not a size."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 62:
         return value
     return None
 
@@ -433,8 +435,11 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
         actual = distinct[column]
         if key == "compilers":
             claimed = [normalise_compiler(c) if isinstance(c, str) else c for c in claimed]
-            # The generator leaves out specs without a compiler.
-            actual = {normalise_compiler(c) for c in actual} - {"none"}
+            # Older generators leave specs without a compiler out of meta; the one Spack 1.x
+            # runs lists them as "none".
+            actual = {normalise_compiler(c) for c in actual}
+            if NO_COMPILER not in claimed:
+                actual.discard(NO_COMPILER)
         yield from _set_difference(key, set(map(str, claimed)), actual)
     by_stack = summary.stack_counts()
     claimed_stacks = meta.get("stacks")
