@@ -22,10 +22,14 @@ from cachetui.sources.mirror import BinaryFiles, Origin, binary_files
 from cachetui.index.graph import Graph, GraphParts, build_graph
 from cachetui.index.fuzzy import NameRanker
 from cachetui.index.hashes import normalise_hash_prefix
+from cachetui.index.strings import Ragged, StringTable
 from cachetui.index.versions import version_key
 from cachetui.model import FACETS, LoadProblem, Spec
 
-_TEXT = ("version", "compiler", "platform", "os", "target", "tag", "source")
+# Interned columns: a code a row, into a table of distinct values. The tarball columns hold
+# a summary's `tarball` URL: the mirror root Spack's v2 rule rebuilds it from (one or two a
+# tag), else the URL itself where the rule does not give it back; None where none is known.
+TEXT_COLUMNS = ("version", "compiler", "platform", "os", "target", "tag", "source", "tarball_root", "tarball_text")
 
 
 # Base32 characters in text order ('2'-'7' sort before 'a'-'z') -> 5-bit values.
@@ -48,9 +52,10 @@ def hash_keys(blob: bytes | memoryview) -> np.ndarray:
 
 
 class HashColumn(Sequence[str]):
-    """`index.hashes[row]` without a million str objects in memory."""
+    """`index.hashes[row]` without a million str objects in memory. The blob may be a view of
+    the on-disk index; a byte that is not ASCII (a tampered file) shows, it never raises."""
 
-    def __init__(self, blob: bytes) -> None:
+    def __init__(self, blob: bytes | memoryview) -> None:
         self.blob = blob
 
     def __len__(self) -> int:
@@ -64,27 +69,30 @@ class HashColumn(Sequence[str]):
             row += len(self)
         if not 0 <= row < len(self):
             raise IndexError(row)
-        return self.blob[row * 32 : row * 32 + 32].decode("ascii")
+        return str(self.blob[row * 32 : row * 32 + 32], "ascii", "replace")
 
     def __iter__(self) -> Iterator[str]:
-        return (self.blob[i : i + 32].decode("ascii") for i in range(0, len(self.blob), 32))
+        return (str(self.blob[i : i + 32], "ascii", "replace") for i in range(0, len(self.blob), 32))
 
 
 @dataclass
 class IndexParts:
-    """Everything an Index is made of: what the builder produces and the snapshot stores."""
+    """Everything an Index is made of: what the builder produces and the snapshot stores.
+
+    Nothing here holds a Python object per row, nor per distinct string but the package
+    names and facet values: the rest is arrays, read from the on-disk index as they are."""
 
     packages: list[str]
     starts: np.ndarray  # int64, len(packages) + 1
-    values: dict[str, list[str]]  # column -> code -> text, for _TEXT columns
-    codes: dict[str, np.ndarray]  # column -> int32 per row, for _TEXT columns + package, stackset, variantset
+    values: dict[str, StringTable]  # column -> code -> text, for TEXT_COLUMNS
+    codes: dict[str, np.ndarray]  # column -> code per row, for TEXT_COLUMNS + package, stackset, variantset
     stack_names: list[str]
-    stacksets: list[list[int]]
-    variantsets: list[list[str]]
-    hash_blob: bytes
+    stacksets: Ragged  # stackset code -> its stacks (codes into stack_names)
+    variant_tokens: StringTable  # every distinct variant string
+    variantsets: Ragged  # variantset code -> its variants (codes into variant_tokens), in order
+    hash_blob: bytes | memoryview
     hash_order: np.ndarray  # int32: rows sorted by hash
-    sizes: dict[int, int] = field(default_factory=dict)
-    tarballs: dict[int, str] = field(default_factory=dict)
+    sizes: np.ndarray | None = None  # int64 bytes per row, -1 where unknown; None: none known
     facet_values: dict[str, list[str]] = field(default_factory=dict)
     facet_bits: dict[str, list[bytes]] = field(default_factory=dict)
     # facet -> int32 [package, value]: how many rows of each package carry each value.
@@ -115,8 +123,7 @@ class Index:
         self._values = parts.values
         self._codes = parts.codes
         self._stack_names = parts.stack_names
-        self._stacksets = [tuple(s) for s in parts.stacksets]
-        self._variantsets = [tuple(v) for v in parts.variantsets]
+        self._variantset_values: list[tuple[str, ...]] | None = None  # decoded when a query asks
         self._hash_order = parts.hash_order
         self._hash_keys = hash_keys(parts.hash_blob)[parts.hash_order]
         self.facet_values: dict[str, list[str]] = parts.facet_values
@@ -163,7 +170,7 @@ class Index:
         return self.packages[self._codes["package"][row]]
 
     def field(self, column: str, row: int) -> str:
-        """version, compiler, platform, os, target, tag or source of a row."""
+        """version, compiler, platform, os, target, tag or source of a row (TEXT_COLUMNS)."""
         return self._values[column][self._codes[column][row]]
 
     def distinct_among(self, column: str, rows: list[int]) -> int:
@@ -171,20 +178,38 @@ class Index:
         return len(np.unique(self._codes[column][rows])) if rows else 0
 
     def widest(self, column: str) -> int:
-        """The longest value of a text column (for laying out columns without a scan)."""
-        return max(map(len, self._values[column]), default=1)
+        """The longest value of a text column (for laying out columns without decoding them)."""
+        return max(1, self._values[column].longest())
 
     def stacks(self, row: int) -> tuple[str, ...]:
-        return tuple(self._stack_names[s] for s in self._stacksets[self._codes["stackset"][row]])
+        names = self._stack_names
+        return tuple(names[s] for s in self.parts.stacksets[self._codes["stackset"][row]].tolist())
 
     def variants(self, row: int) -> tuple[str, ...]:
-        return self._variantsets[self._codes["variantset"][row]]
+        return self._variantset(int(self._codes["variantset"][row]))
+
+    def _variantset(self, code: int) -> tuple[str, ...]:
+        if self._variantset_values is not None:
+            return self._variantset_values[code]
+        return tuple(self.parts.variant_tokens.take(self.parts.variantsets[code].tolist()))  # type: ignore[arg-type]
 
     def size(self, row: int) -> int | None:
-        return self.parts.sizes.get(int(row))
+        sizes = self.parts.sizes
+        if sizes is None:
+            return None
+        size = int(sizes[row])
+        return size if size >= 0 else None
 
     def tarball(self, row: int) -> str | None:
-        return self.parts.tarballs.get(int(row)) or self.binary_files(row).tarball
+        text = self.field("tarball_text", row)
+        if text is not None:
+            return text
+        root = self.field("tarball_root", row)
+        if root is not None:  # a summary's URL, by the rule it was written with
+            f = self.field
+            return binary_files(root, 2, self.package_name(row), f("version", row), self.hashes[row],
+                                f("platform", row), f("os", row), f("target", row), f("compiler", row)).tarball
+        return self.binary_files(row).tarball
 
     def binary_files(self, row: int) -> BinaryFiles:
         """The URLs of a binary's spec file, tarball or manifest, where its mirror is known."""
@@ -284,12 +309,17 @@ class Index:
         self._where[(column, key)] = mask
         return mask
 
-    def distinct_values(self, column: str) -> list[Any]:
-        """What a column's codes stand for: text, or for stackset / variantset a tuple of it."""
+    def distinct_values(self, column: str) -> Sequence[Any]:
+        """What a column's codes stand for: text, or for stackset / variantset a tuple of it.
+        Decoded when first asked (a query naming a variant), not at start."""
         if column == "stackset":
-            return [tuple(self._stack_names[s] for s in stackset) for stackset in self._stacksets]
+            names = self._stack_names
+            return [tuple(names[s] for s in stackset) for stackset in self.parts.stacksets.tolists()]
         if column == "variantset":
-            return list(self._variantsets)
+            if self._variantset_values is None:
+                tokens = self.parts.variant_tokens.take(range(len(self.parts.variant_tokens)))
+                self._variantset_values = [tuple(tokens[t] for t in ids) for ids in self.parts.variantsets.tolists()]  # type: ignore[misc]
+            return self._variantset_values
         return self._values[column]
 
     def rows_of(self, rows: list[int]) -> int:
@@ -329,13 +359,11 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     is otherwise idle, and a merged chunk's memory can go."""
     tables: dict[str, dict] = {c: {} for c in COLUMNS}
     parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
+    sizes: list[np.ndarray] = []
     blobs: list[bytes] = []
-    sizes: dict[int, int] = {}
-    tarballs: dict[int, str] = {}
     graphs: list[DatabaseFile] = []
     origins: dict[str, Origin] = {}
     claimed: set[str] = set()
-    offset = 0
     for chunk in chunks:
         graphs.extend(chunk.graphs)
         origins.update(chunk.origins)
@@ -344,45 +372,42 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
             table, local = tables[column], chunk.values[column]  # chunk values come canonical
             lut = np.fromiter((table.setdefault(v, len(table)) for v in local), dtype=np.int32, count=len(local))
             parts[column].append(lut[np.frombuffer(chunk.codes[column], dtype=np.int32)] if len(local) else np.zeros(0, np.int32))
+        sizes.append(np.frombuffer(chunk.sizes, dtype=np.int64))
         blobs.append(chunk.hash_blob)
-        sizes.update((offset + r, b) for r, b in chunk.sizes.items())
-        tarballs.update((offset + r, t) for r, t in chunk.tarballs.items())
-        offset += chunk.rows
-    codes = {c: np.concatenate(parts[c]) if parts[c] else np.zeros(0, np.int32) for c in COLUMNS}
+    # Per-row arrays travel together through every filter and reorder below: the interned
+    # codes, and the sizes (bytes, -1 where unknown) under "size".
+    rows = {c: np.concatenate(parts[c]) if parts[c] else np.zeros(0, np.int32) for c in COLUMNS}
+    rows["size"] = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
     values = {c: list(tables[c]) for c in COLUMNS}
     blob = b"".join(blobs)
     if claimed:  # a spec file an older page lists is read with the page (and its tag)
-        codes, blob, sizes, tarballs = _without_claimed(claimed, codes, values, blob, sizes, tarballs)
+        rows, blob = _without_claimed(claimed, rows, values, blob)
 
     # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
     # Stable: rows whose hashes share their first 8 characters stay in file order.
     bits = hash_bits(blob)
-    by_hash = _sort_rows(_packed([(bits, 1 << 40), (codes["tag"], len(values["tag"]))]))
-    keep, problems = _first_of_duplicates(by_hash, bits[by_hash], codes, values, blob, sizes, tarballs)
+    by_hash = _sort_rows(_packed([(bits, 1 << 40), (rows["tag"], len(values["tag"]))]))
+    keep, problems = _first_of_duplicates(by_hash, bits[by_hash], rows, values, blob)
     if keep is not None:
-        codes = {c: a[keep] for c, a in codes.items()}
+        rows = {c: a[keep] for c, a in rows.items()}
         blob = np.frombuffer(blob, dtype="S32")[keep].tobytes()
         new_row = np.cumsum(keep) - 1  # old row -> new row, where kept
-        sizes = {int(new_row[r]): b for r, b in sizes.items() if keep[r]}
-        tarballs = {int(new_row[r]): t for r, t in tarballs.items() if keep[r]}
         by_hash = new_row[by_hash[keep[by_hash]]]
 
     # Display order: package name; then tag, newest version, os, target, compiler; then the
     # hash's first 8 characters (a stable sort of rows already in that order), then file
     # order. The six ranks pack into one 64-bit key.
     rank = {c: _ranks(values[c], _sort_key(c)) for c in ("package", "tag", "version", "os", "target", "compiler")}
-    display = _packed([(rank[c][codes[c]], len(values[c])) for c in ("package", "tag", "version", "os", "target", "compiler")])
+    display = _packed([(rank[c][rows[c]], len(values[c])) for c in ("package", "tag", "version", "os", "target", "compiler")])
     order = by_hash[_sort_rows([key[by_hash] for key in display])]
-    codes = {c: a[order] for c, a in codes.items()}
+    rows = {c: a[order] for c, a in rows.items()}
     blob = np.frombuffer(blob, dtype="S32")[order].tobytes()
     new_position = np.empty_like(order)
     new_position[order] = np.arange(len(order))
-    sizes = {int(new_position[r]): b for r, b in sizes.items()}
-    tarballs = {int(new_position[r]): t for r, t in tarballs.items()}
     hash_order = new_position[by_hash]
 
     # Package ids become positions in the sorted name list.
-    package_ids = rank["package"][codes.pop("package")].astype(np.int32)
+    package_ids = rank["package"][rows.pop("package")].astype(np.int32)
     packages = sorted(values["package"], key=_sort_key("package"))  # the order rank["package"] gave the ids
     present = np.bincount(package_ids, minlength=len(packages))
     starts = np.concatenate(([0], np.cumsum(present))).astype(np.int64)
@@ -392,44 +417,44 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         package_ids = remap[package_ids].astype(np.int32)
         starts = np.concatenate(([0], np.cumsum(present[present > 0]))).astype(np.int64)
 
-    codes = {c: _narrow(a, len(values[c])) for c, a in codes.items()}
+    row_sizes = rows.pop("size")
+    codes = {c: _narrow(a, len(values[c])) for c, a in rows.items()}
     package_ids = _narrow(package_ids, len(packages))
     stack_names = sorted({s for stackset in values["stacks"] for s in stackset})
     stack_code = {s: i for i, s in enumerate(stack_names)}
-    index_codes = {c: codes[c] for c in _TEXT}
+    tokens: dict[str, int] = {}
+    index_codes = {c: codes[c] for c in TEXT_COLUMNS}
     index_codes["package"] = package_ids
     index_codes["stackset"] = codes["stacks"]
     index_codes["variantset"] = codes["variants"]
+    stacksets = [[stack_code[s] for s in stackset] for stackset in values["stacks"]]
     built = IndexParts(
         packages=packages,
         starts=starts,
-        values={c: values[c] for c in _TEXT},
+        values={c: StringTable.of(values[c]) for c in TEXT_COLUMNS},
         codes=index_codes,
         stack_names=stack_names,
-        stacksets=[[stack_code[s] for s in stackset] for stackset in values["stacks"]],
-        variantsets=[list(v) for v in values["variants"]],
+        stacksets=Ragged.of(stacksets, np.uint16 if len(stack_names) <= 1 << 16 else np.int32),
+        variantsets=Ragged.of([[tokens.setdefault(v, len(tokens)) for v in variants] for variants in values["variants"]]),
+        variant_tokens=StringTable.of(list(tokens)),
         hash_blob=blob,
         hash_order=hash_order.astype(np.int32),
-        sizes=sizes,
-        tarballs=tarballs,
+        sizes=row_sizes if (row_sizes >= 0).any() else None,
         origins={source: [o.root, o.layout] for source, o in origins.items() if o.root is not None},
         graph=build_graph(graphs, blob),
     )
-    built.facet_values, built.facet_bits, built.facet_histograms = _facets(built)
+    built.facet_values, built.facet_bits, built.facet_histograms = _facets(built, {f: values[f] for f in FACETS if f != "stack"}, stacksets)
     return Index(built), problems
 
 
-def _without_claimed(claimed: set[str], codes, values, blob, sizes, tarballs):
+def _without_claimed(claimed: set[str], rows: dict[str, np.ndarray], values, blob: bytes) -> tuple[dict[str, np.ndarray], bytes]:
     import os
 
     dropped = np.array([os.path.abspath(source) in claimed for source in values["source"]], dtype=bool)
     if not dropped.any():
-        return codes, blob, sizes, tarballs
-    keep = ~dropped[codes["source"]]
-    new_row = np.cumsum(keep) - 1
-    sizes = {int(new_row[r]): b for r, b in sizes.items() if keep[r]}
-    tarballs = {int(new_row[r]): t for r, t in tarballs.items() if keep[r]}
-    return {c: a[keep] for c, a in codes.items()}, np.frombuffer(blob, dtype="S32")[keep].tobytes(), sizes, tarballs
+        return rows, blob
+    keep = ~dropped[rows["source"]]
+    return {c: a[keep] for c, a in rows.items()}, np.frombuffer(blob, dtype="S32")[keep].tobytes()
 
 
 def _sort_key(column: str):
@@ -469,7 +494,7 @@ def _ranks(values: list[str], key) -> np.ndarray:
     return ranks
 
 
-def _first_of_duplicates(by_hash, keys, codes, values, blob, sizes, tarballs):
+def _first_of_duplicates(by_hash, keys, rows, values, blob):
     """Rows to keep when one hash appears twice in one tag (None: no duplicates).
 
     `by_hash` has the rows sorted by (first 8 hash characters, tag), `keys` those characters
@@ -478,12 +503,12 @@ def _first_of_duplicates(by_hash, keys, codes, values, blob, sizes, tarballs):
     """
     if len(by_hash) < 2:
         return None, []
-    tags = codes["tag"]
+    tags = rows["tag"]
     same = (keys[1:] == keys[:-1]) & (tags[by_hash][1:] == tags[by_hash][:-1])
     if not same.any():
         return None, []
     keep = np.ones(len(by_hash), dtype=bool)
-    content = [c for c in COLUMNS if c != "source"]
+    content = [c for c in rows if c != "source"]  # every column and the size
     stack_code = {stacks: code for code, stacks in enumerate(values["stacks"])}
     problems: list[LoadProblem] = []
     # Runs of equal keys: a run starts where `same` turns on, and takes the row before it.
@@ -497,18 +522,18 @@ def _first_of_duplicates(by_hash, keys, codes, values, blob, sizes, tarballs):
             if first == row:
                 continue
             keep[row] = False
-            differ = [c for c in content if codes[c][row] != codes[c][first]]
+            differ = [c for c in content if rows[c][row] != rows[c][first]]
             if differ == ["stacks"]:  # one binary in several stacks' indexes: in all of them
-                merged = tuple(sorted(set(values["stacks"][codes["stacks"][first]]) | set(values["stacks"][codes["stacks"][row]])))
-                codes["stacks"][first] = stack_code.setdefault(merged, len(values["stacks"]))
-                if codes["stacks"][first] == len(values["stacks"]):
+                merged = tuple(sorted(set(values["stacks"][rows["stacks"][first]]) | set(values["stacks"][rows["stacks"][row]])))
+                rows["stacks"][first] = stack_code.setdefault(merged, len(values["stacks"]))
+                if rows["stacks"][first] == len(values["stacks"]):
                     values["stacks"].append(merged)
                 continue
-            if differ or (sizes.get(row), tarballs.get(row)) != (sizes.get(first), tarballs.get(first)):
+            if differ:
                 problems.append(LoadProblem(
-                    values["source"][codes["source"][row]],
+                    values["source"][rows["source"][row]],
                     f"hash {digest.decode()} is already in tag {values['tag'][tags[row]]!r} with different content "
-                    f"(first seen in {values['source'][codes['source'][first]]}); kept the first", "warning"))
+                    f"(first seen in {values['source'][rows['source'][first]]}); kept the first", "warning"))
     return (None if keep.all() else keep), problems
 
 
@@ -537,7 +562,10 @@ def _sort_rows(keys: list[np.ndarray]) -> np.ndarray:
     return np.lexsort(keys[::-1])  # stable too; its last key is the primary one
 
 
-def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[bytes]], dict[str, np.ndarray]]:
+def _facets(parts: IndexParts, names_of: dict[str, list[str]], stacksets: list[list[int]]
+            ) -> tuple[dict[str, list[str]], dict[str, list[bytes]], dict[str, np.ndarray]]:
+    """Each facet's values (sorted), the bitset of the rows holding each, and per package how
+    many of its rows hold each; from the builder's tables (`names_of`: facet -> code -> text)."""
     values: dict[str, list[str]] = {}
     bits: dict[str, list[bytes]] = {}
     histograms: dict[str, np.ndarray] = {}
@@ -545,13 +573,13 @@ def _facets(parts: IndexParts) -> tuple[dict[str, list[str]], dict[str, list[byt
     for facet in FACETS:
         if facet == "stack":
             names = parts.stack_names
-            member = np.zeros((len(names), len(parts.stacksets)), dtype=bool)
-            for code, stackset in enumerate(parts.stacksets):
+            member = np.zeros((len(names), len(stacksets)), dtype=bool)
+            for code, stackset in enumerate(stacksets):
                 member[stackset, code] = True
             column = parts.codes["stackset"]
             flags = [member[s][column] for s in range(len(names))]
         else:
-            names = parts.values[facet]
+            names = names_of[facet]
             column = parts.codes[facet]
             flags = [column == code for code in range(len(names))]
         present = [c for c in range(len(names)) if flags[c].any()]  # not only in dropped duplicates

@@ -12,11 +12,16 @@ from typing import Any
 
 from cachetui.model import LoadProblem, normalise_compiler
 from cachetui.sources.database import DatabaseFile
-from cachetui.sources.mirror import Origin
+from cachetui.sources.mirror import Origin, v2_tarball_path
 from cachetui.sources.summary import LIST_COLUMNS, UNTAGGED, VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
 
-# Interned per row; "stacks" and "variants" hold tuples.
-COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants")
+# Interned per row; "stacks" and "variants" hold tuples. A summary's tarball URL is held as
+# the mirror root that Spack's v2 rule rebuilds it from ("tarball_root": one or two for a
+# whole tag), or as itself where the rule does not give it back ("tarball_text"): a
+# million distinct URLs would otherwise be a million strings to keep and to store.
+COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants",
+           "tarball_root", "tarball_text")
+_UNKNOWN_SIZE = array("q", [-1])
 
 # One spelling per value: gcc@=11.4.0 and gcc@11.4.0 are one compiler, None is "none";
 # a spec's stacks are a set.
@@ -33,8 +38,7 @@ class ColumnChunk:
         self._code_of: dict[str, dict[Any, int]] = {c: {} for c in COLUMNS}
         self._hashes: list[str] = []
         self.hash_blob = b""  # 32 ASCII bytes a row, once sealed
-        self.sizes: dict[int, int] = {}  # row -> bytes, only where known
-        self.tarballs: dict[int, str] = {}
+        self.sizes = array("q")  # bytes, a row; -1 where unknown
         self.problems: list[LoadProblem] = []
         self.files = 0
         self.rows = 0
@@ -51,19 +55,26 @@ class ColumnChunk:
         self.problems.extend(summary.problems)
         if not n:
             return
-        base = self.rows
         self._constant("package", summary.package, n)
         self._constant("tag", summary.tag, n)
         self._constant("source", source, n)
         for column in VALUE_COLUMNS:
             self._column(column, summary.columns[column], summary.distinct[column], summary.strings if column in LIST_COLUMNS else None)
-        self._hashes.extend(map(attrgetter("hash"), records))
+        hashes = list(map(attrgetter("hash"), records))
+        self._hashes.extend(hashes)
         sizes = list(map(attrgetter("size"), records))
-        if set(sizes) - {"-", None}:
-            self.sizes.update((base + i, b) for i, v in enumerate(sizes) if (b := size_of(v)) is not None)
+        if sizes.count("-") + sizes.count(None) == n:
+            self.sizes.extend(_UNKNOWN_SIZE * n)
+        else:
+            self.sizes.extend(-1 if (b := size_of(v)) is None else b for v in sizes)
         tarballs = list(map(attrgetter("tarball"), records))
-        if set(tarballs) - {None}:
-            self.tarballs.update((base + i, t) for i, v in enumerate(tarballs) if (t := tarball_of(v)))
+        if tarballs.count(None) == n:
+            self._constant("tarball_root", None, n)
+            self._constant("tarball_text", None, n)
+        else:
+            roots, texts = _tarball_columns(summary.package, summary.columns, hashes, tarballs)
+            self._column("tarball_root", roots, set(roots), None)
+            self._column("tarball_text", texts, set(texts), None)
         self.rows += n
 
     def add_database(self, db: DatabaseFile, source: str, origin: Origin | None) -> None:
@@ -88,8 +99,9 @@ class ColumnChunk:
                 values = column(values)
                 self._column(name, values, set(values), None)
             self._hashes.extend(column(db.hashes))
-            base = self.rows
-            self.sizes.update((base + i, db.sizes[at]) for i, at in enumerate(listed) if at in db.sizes)
+            self._constant("tarball_root", None, n)
+            self._constant("tarball_text", None, n)
+            self.sizes.extend(array("q", [db.sizes.get(at, -1) for at in listed]) if db.sizes else _UNKNOWN_SIZE * n)
             self.rows += n
         # Every database goes to the graph, edges or not: a spec with none has an empty
         # tree (not "no dependency information"), and others' edges resolve to it.
@@ -127,3 +139,24 @@ class ColumnChunk:
             self._constant(column, next(iter(distinct)), len(values))
         else:
             self.codes[column].fromlist(list(map(table.__getitem__, values)))  # (extend from an iterator is slower)
+
+
+def _tarball_columns(name: str, columns: dict[str, list[Any]], hashes: list[str], tarballs: list[Any]) -> tuple[list[str | None], list[str | None]]:
+    """(mirror root, URL) a row: the root where Spack's v2 rule gives the URL back exactly
+    from it and the row's fields (what cache.spack.io wrote), else the URL as it is."""
+    canonical = {c: normalise_compiler(c) for c in set(columns["compiler"])}
+    roots: list[str | None] = []
+    texts: list[str | None] = []
+    for url, version, compiler, platform, os_, target, digest in zip(
+            tarballs, columns["version"], columns["compiler"], columns["platform"], columns["os"], columns["target"], hashes):
+        url = tarball_of(url)
+        if url is not None:
+            path = v2_tarball_path(name, version, digest, platform, os_, target, canonical[compiler])
+            root = url[: -len(path) - 1]
+            if url.endswith(path) and url[-len(path) - 1 : -len(path)] == "/" and root and root[-1] != "/":
+                roots.append(root)
+                texts.append(None)
+                continue
+        roots.append(None)
+        texts.append(url)
+    return roots, texts

@@ -100,14 +100,27 @@ def binary_files(origin_root: str | None, layout: int | None, name: str, version
         return BinaryFiles(manifest=f"{root}/v3/manifests/spec/{name}/{name}-{version}-{hash_}.spec.manifest.json")
     if layout != 2:
         return BinaryFiles()
-    arch = f"{platform}-{os_}-{target}"
-    compiler_name, _, compiler_version = compiler.partition("@")
-    comp = f"{compiler_name}-{compiler_version}" if compiler_version else "none-none"
-    stem = f"{arch}-{comp}-{name}-{version}-{hash_}"
+    stem = v2_stem(name, version, hash_, platform, os_, target, compiler)
     return BinaryFiles(
         spec_file=f"{root}/build_cache/{stem}.spec.json.sig",
-        tarball=f"{root}/build_cache/{arch}/{comp}/{name}-{version}/{stem}.spack",
+        tarball=f"{root}/{v2_tarball_path(name, version, hash_, platform, os_, target, compiler)}",
     )
+
+
+def v2_stem(name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str) -> str:
+    """`linux-ubuntu22.04-x86_64_v3-gcc-11.4.0-zlib-1.3-<hash>`: how a v2 mirror names a binary's files."""
+    compiler_name, _, compiler_version = compiler.partition("@")
+    comp = f"{compiler_name}-{compiler_version}" if compiler_version else "none-none"
+    return f"{platform}-{os_}-{target}-{comp}-{name}-{version}-{hash_}"
+
+
+def v2_tarball_path(name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str) -> str:
+    """A binary's tarball below its v2 mirror root: `build_cache/<arch>/<compiler>/<name>-<version>/<stem>.spack`.
+    cache.spack.io's summaries wrote their `tarball` URLs by this rule too."""
+    compiler_name, _, compiler_version = compiler.partition("@")
+    comp = f"{compiler_name}-{compiler_version}" if compiler_version else "none-none"
+    arch = f"{platform}-{os_}-{target}"
+    return f"build_cache/{arch}/{comp}/{name}-{version}/{arch}-{comp}-{name}-{version}-{hash_}.spack"
 
 
 def index_blob_of(data: bytes, source: str) -> str:

@@ -19,6 +19,7 @@ import msgspec
 from cachetui.model import LoadProblem
 from cachetui.sources.database import BINARY, DEPENDENCY_ONLY, NOT_IN_CACHE, DatabaseFile, NotADatabase, _DECODE_NODES, normalise_records, unreadable_as
 from cachetui.sources.clearsign import strip_clearsign
+from cachetui.sources.summary import size_of
 
 MAX_SPEC_FILE_BYTES = 64 * 1024 * 1024
 
@@ -65,8 +66,8 @@ def _read_spec_file(data: bytes, source: str) -> DatabaseFile:
     for at in range(1, len(db.kinds)):
         if db.kinds[at] in (BINARY, NOT_IN_CACHE):
             db.kinds[at] = DEPENDENCY_ONLY
-    size = document.get("archive_size")
-    if isinstance(size, int) and size >= 0 and db.hashes:
+    size = size_of(document.get("archive_size"))
+    if size is not None and db.hashes:
         db.sizes[0] = size
     return db
 
