@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any
 from dataclasses import dataclass, field
 
@@ -19,6 +20,7 @@ import numpy as np
 from cachetui.sources.columns import COLUMNS, ColumnChunk
 from cachetui.sources.database import DatabaseFile
 from cachetui.sources.mirror import BinaryFiles, Origin, binary_files
+from cachetui.sources.summary import BUILD_COLUMNS
 from cachetui.index.graph import Graph, GraphParts, build_graph
 from cachetui.index.fuzzy import NameRanker
 from cachetui.index.hashes import normalise_hash_prefix
@@ -357,8 +359,9 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
 
     Each chunk is merged as it arrives: while loader processes still read, this process
     is otherwise idle, and a merged chunk's memory can go."""
-    tables: dict[str, dict] = {c: {} for c in COLUMNS}
-    parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
+    merged = [c for c in COLUMNS if c != "build"] + list(BUILD_COLUMNS)
+    tables: dict[str, dict] = {c: {} for c in merged}
+    parts: dict[str, list[np.ndarray]] = {c: [] for c in merged}
     sizes: list[np.ndarray] = []
     blobs: list[bytes] = []
     graphs: list[DatabaseFile] = []
@@ -369,24 +372,31 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         origins.update(chunk.origins)
         claimed.update(chunk.claimed)
         for column in COLUMNS:
-            table, local = tables[column], chunk.values[column]  # chunk values come canonical
-            lut = np.fromiter((table.setdefault(v, len(table)) for v in local), dtype=np.int32, count=len(local))
-            parts[column].append(lut[np.frombuffer(chunk.codes[column], dtype=np.int32)] if len(local) else np.zeros(0, np.int32))
+            if column != "build":
+                local = chunk.values[column]  # chunk values come canonical
+                parts[column].append(_codes_in(tables[column], local)[np.frombuffer(chunk.codes[column], dtype=np.int32)])
+        # A row's build (version, compiler, platform, os, target) becomes five columns: the
+        # chunk's builds as codes into its five tables, mapped to the index's, then gathered.
+        builds = np.frombuffer(chunk.build_parts, dtype=np.int32).reshape(-1, len(BUILD_COLUMNS))
+        build_rows = np.frombuffer(chunk.codes["build"], dtype=np.int32)
+        for at, column in enumerate(BUILD_COLUMNS):
+            parts[column].append(_codes_in(tables[column], chunk.values[column])[builds[:, at]][build_rows])
         sizes.append(np.frombuffer(chunk.sizes, dtype=np.int64))
         blobs.append(chunk.hash_blob)
     # Per-row arrays travel together through every filter and reorder below: the interned
     # codes, and the sizes (bytes, -1 where unknown) under "size".
-    rows = {c: np.concatenate(parts[c]) if parts[c] else np.zeros(0, np.int32) for c in COLUMNS}
+    rows = {c: np.concatenate(parts[c]) if parts[c] else np.zeros(0, np.int32) for c in merged}
     rows["size"] = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
-    values = {c: list(tables[c]) for c in COLUMNS}
+    values = {c: list(tables[c]) for c in merged}
     blob = b"".join(blobs)
     if claimed:  # a spec file an older page lists is read with the page (and its tag)
         rows, blob = _without_claimed(claimed, rows, values, blob)
 
     # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
-    # Stable: rows whose hashes share their first 8 characters stay in file order.
+    # Not stable (a third of the time): rows whose hashes share their first 8 characters are
+    # put back in file order where it matters, among duplicates.
     bits = hash_bits(blob)
-    by_hash = _sort_rows(_packed([(bits, 1 << 40), (rows["tag"], len(values["tag"]))]))
+    by_hash = _sort_rows(_packed([(bits, 1 << 40), (rows["tag"], len(values["tag"]))]), stable=False)
     keep, problems = _first_of_duplicates(by_hash, bits[by_hash], rows, values, blob)
     if keep is not None:
         rows = {c: a[keep] for c, a in rows.items()}
@@ -435,7 +445,7 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         codes=index_codes,
         stack_names=stack_names,
         stacksets=Ragged.of(stacksets, np.uint16 if len(stack_names) <= 1 << 16 else np.int32),
-        variantsets=Ragged.of([[tokens.setdefault(v, len(tokens)) for v in variants] for variants in values["variants"]]),
+        variantsets=_token_lists(values["variants"], tokens),
         variant_tokens=StringTable.of(list(tokens)),
         hash_blob=blob,
         hash_order=hash_order.astype(np.int32),
@@ -445,6 +455,24 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     )
     built.facet_values, built.facet_bits, built.facet_histograms = _facets(built, {f: values[f] for f in FACETS if f != "stack"}, stacksets)
     return Index(built), problems
+
+
+def _codes_in(table: dict, values: Sequence) -> np.ndarray:
+    """The code of each value in `table` (value -> code), adding the values it lacks in the
+    order they come: look-ups in C, a Python step per distinct value only."""
+    for value in dict.fromkeys(values):
+        if value not in table:
+            table[value] = len(table)
+    return np.fromiter(map(table.__getitem__, values), dtype=np.int32, count=len(values))
+
+
+def _token_lists(lists: list[tuple[str, ...]], tokens: dict[str, int]) -> Ragged:
+    """Each list of strings as codes into `tokens` (filled as it goes), in two arrays."""
+    flat = list(chain.from_iterable(lists))
+    offsets = np.zeros(len(lists) + 1, dtype=np.int64)
+    if lists:
+        np.cumsum(np.fromiter(map(len, lists), dtype=np.int64, count=len(lists)), out=offsets[1:])
+    return Ragged(offsets, _codes_in(tokens, flat))
 
 
 def _without_claimed(claimed: set[str], rows: dict[str, np.ndarray], values, blob: bytes) -> tuple[dict[str, np.ndarray], bytes]:
@@ -555,11 +583,11 @@ def _packed(columns: list[tuple[np.ndarray, int]]) -> list[np.ndarray]:
     return keys
 
 
-def _sort_rows(keys: list[np.ndarray]) -> np.ndarray:
-    """Rows ordered by `keys` (most significant first); ties keep their order."""
+def _sort_rows(keys: list[np.ndarray], stable: bool = True) -> np.ndarray:
+    """Rows ordered by `keys` (most significant first); ties keep their order when `stable`."""
     if len(keys) == 1:
-        return np.argsort(keys[0], kind="stable")
-    return np.lexsort(keys[::-1])  # stable too; its last key is the primary one
+        return np.argsort(keys[0], kind="stable" if stable else "quicksort")
+    return np.lexsort(keys[::-1])  # stable; its last key is the primary one
 
 
 def _facets(parts: IndexParts, names_of: dict[str, list[str]], stacksets: list[list[int]]

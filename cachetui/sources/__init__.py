@@ -26,7 +26,7 @@ from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.database import DatabaseFile, NotADatabase, looks_like_database, read_database
 from cachetui.sources.mirror import MIRROR_DIRECTORIES, V2_INDEX, V3_INDEX, Origin, index_blob_of, local_index, origin_of
 from cachetui.model import LoadProblem
-from cachetui.sources.summary import NotASummary, OlderPage, SummaryFile, read_summary
+from cachetui.sources.summary import NotASummary, OlderPage, SummaryFile, read_summary, read_summary_bytes
 from cachetui.sources.specfile import looks_like_spec_file, read_old_page, read_spec_file
 
 Loaded = SummaryFile | DatabaseFile
@@ -125,7 +125,9 @@ def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[S
             problems.append(LoadProblem(directory, _os_reason(error)))
             continue
         subdirs = []
-        mirror = local_index(directory)
+        # (Asked only where a mirror's directory is listed: two failed stats a directory were
+        # a third of the walk of a 10,000-package tree.)
+        mirror = local_index(directory) if any(e.name in ("v3", "build_cache") for e in entries) else None
         if mirror is not None:
             # A mirror root: its index, not its tarballs, spec files or loose files; but its
             # other directories may be mirrors too (binaries.spack.io: <ref>/<stack>/).
@@ -170,7 +172,9 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
             limit = MAX_DATABASE_BYTES if kind in ("database", "manifest", "gzip") else MAX_FILE_BYTES
             if info.st_size > limit:
                 return None, [LoadProblem(name, f"file is {info.st_size:,} bytes, larger than the {limit:,}-byte limit; skipped")]
-            data = head + handle.read() if kind != "gzip" else b""
+            data = b""
+            if kind != "gzip":  # read again from the start: `head + rest` would copy the whole file
+                data = head if len(head) < _SNIFF_BYTES else (handle.seek(0), handle.read())[1]
     except OSError as error:
         return None, [LoadProblem(name, _os_reason(error))]
     if kind == "gzip":
@@ -215,12 +219,16 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
 def _summary_or_page(data: bytes, path: str, name: str) -> tuple[Loaded | None, list[LoadProblem]]:
     if b"\0" in data[:8192]:
         return None, [LoadProblem(name, "binary file, not a cache.spack.io summary")]
+    fallback = os.path.basename(os.path.dirname(path))
+    summary = read_summary_bytes(data, name, fallback)
+    if summary is not None and summary.records:
+        return summary, summary.problems
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, [LoadProblem(name, f"not UTF-8 text (bad byte at offset {error.start})")]
     try:
-        summary = read_summary(text, name, fallback_package=os.path.basename(os.path.dirname(path)))
+        summary = read_summary(text, name, fallback_package=fallback)
     except OlderPage as page:
         try:
             return _database(read_old_page(page.front, path, page.tag), name)

@@ -6,36 +6,50 @@ processes (arrays and small tables), and merged by table look-ups rather than pe
 from __future__ import annotations
 
 from array import array
+from itertools import chain
 from operator import attrgetter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from cachetui.model import LoadProblem, normalise_compiler
 from cachetui.sources.database import DatabaseFile
-from cachetui.sources.mirror import Origin, v2_tarball_path
-from cachetui.sources.summary import LIST_COLUMNS, UNTAGGED, VALUE_COLUMNS, Record, SummaryFile, size_of, tarball_of
+from cachetui.sources.mirror import Origin, v2_compiler, v2_tarball_around_hash
+from cachetui.sources.summary import BUILD_COLUMNS, LIST_COLUMNS, UNTAGGED, Record, SummaryFile, size_of, tarball_of
 
-# Interned per row; "stacks" and "variants" hold tuples. A summary's tarball URL is held as
-# the mirror root that Spack's v2 rule rebuilds it from ("tarball_root": one or two for a
-# whole tag), or as itself where the rule does not give it back ("tarball_text"): a
-# million distinct URLs would otherwise be a million strings to keep and to store.
-COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "tag", "source", "stacks", "variants",
-           "tarball_root", "tarball_text")
+# Interned per row. "build" codes a row's (version, compiler, platform, os, target): each
+# build the chunk has seen is five codes in `build_parts`, into the tables of those five
+# columns (few builds, so the split costs nothing per row here, and the index builder turns
+# the codes into columns with array look-ups); "stacks" and "variants" hold tuples. A
+# summary's tarball URL is held as the mirror root that Spack's v2 rule rebuilds it from
+# ("tarball_root": one or two for a whole tag), or as itself where the rule does not give
+# it back ("tarball_text"): a million distinct URLs would otherwise be a million strings
+# to keep and to store.
+COLUMNS = ("package", "build", "tag", "source", "stacks", "variants", "tarball_root", "tarball_text")
 _UNKNOWN_SIZE = array("q", [-1])
 
-# One spelling per value: gcc@=11.4.0 and gcc@11.4.0 are one compiler, None is "none";
-# a spec's stacks are a set.
-CANONICAL = {
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# One spelling per value: gcc@=11.4.0 and gcc@11.4.0 are one compiler, None is "none"; the
+# fast path reads versions as a tuple (the first is the spec's); a spec's stacks are a set.
+_CANONICAL_PART = {
+    "version": lambda versions: versions[0] if isinstance(versions, tuple) else versions,
     "compiler": normalise_compiler,
+}
+CANONICAL = {
     "stacks": lambda stacks: tuple(sorted(set(stacks))),
 }
 
 
 class ColumnChunk:
     def __init__(self) -> None:
-        self.values: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+        self.values: dict[str, list[Any]] = {c: [] for c in (*COLUMNS, *BUILD_COLUMNS)}  # (none for "build")
         self.codes: dict[str, array] = {c: array("i") for c in COLUMNS}
-        self._code_of: dict[str, dict[Any, int]] = {c: {} for c in COLUMNS}
+        self.build_parts = array("i")  # build code b: build_parts[5 * b : 5 * b + 5], codes into the BUILD_COLUMNS
+        self._code_of: dict[str, dict[Any, int]] = {c: {} for c in (*COLUMNS, *BUILD_COLUMNS)}
+        self._written: list[dict[Any, int]] = [{} for _ in BUILD_COLUMNS]  # a build part as written -> its code
         self._hashes: list[str] = []
         self.hash_blob = b""  # 32 ASCII bytes a row, once sealed
         self.sizes = array("q")  # bytes, a row; -1 where unknown
@@ -58,9 +72,9 @@ class ColumnChunk:
         self._constant("package", summary.package, n)
         self._constant("tag", summary.tag, n)
         self._constant("source", source, n)
-        for column in VALUE_COLUMNS:
+        for column in ("build", *LIST_COLUMNS):
             self._column(column, summary.columns[column], summary.distinct[column], summary.strings if column in LIST_COLUMNS else None)
-        hashes = list(map(attrgetter("hash"), records))
+        hashes = summary.hashes
         self._hashes.extend(hashes)
         sizes = list(map(attrgetter("size"), records))
         if sizes.count("-") + sizes.count(None) == n:
@@ -72,9 +86,14 @@ class ColumnChunk:
             self._constant("tarball_root", None, n)
             self._constant("tarball_text", None, n)
         else:
-            roots, texts = _tarball_columns(summary.package, summary.columns, hashes, tarballs)
-            self._column("tarball_root", roots, set(roots), None)
-            self._column("tarball_text", texts, set(texts), None)
+            root = _common_root(summary.package, summary.columns["build"], summary.distinct["build"], hashes, tarballs)
+            if root is not None:  # the common case: every URL by the rule, from one root
+                self._constant("tarball_root", root, n)
+                self._constant("tarball_text", None, n)
+            else:
+                roots, texts = _tarball_columns(summary.package, summary.columns["build"], hashes, tarballs)
+                self._column("tarball_root", roots, set(roots), None)
+                self._column("tarball_text", texts, set(texts), None)
         self.rows += n
 
     def add_database(self, db: DatabaseFile, source: str, origin: Origin | None) -> None:
@@ -94,9 +113,8 @@ class ColumnChunk:
             self._constant("tag", tag, n)
             self._constant("source", source, n)
             self._constant("stacks", tuple(sorted(set(origin.stacks))) if origin is not None else (), n)
-            for name, values in (("package", db.names), ("version", db.versions), ("compiler", db.compilers),
-                                 ("platform", db.platforms), ("os", db.oss), ("target", db.targets), ("variants", db.variants)):
-                values = column(values)
+            for name, values in (("package", column(db.names)), ("variants", column(db.variants)),
+                                 ("build", list(zip(*map(column, (db.versions, db.compilers, db.platforms, db.oss, db.targets)))))):
                 self._column(name, values, set(values), None)
             self._hashes.extend(column(db.hashes))
             self._constant("tarball_root", None, n)
@@ -112,7 +130,7 @@ class ColumnChunk:
         """Pack the hashes into one blob (32 bytes a row) before sending."""
         self.hash_blob += "".join(self._hashes).encode("ascii")
         self._hashes = []
-        self._code_of = {c: {} for c in COLUMNS}  # not needed past this point; do not ship it
+        self._code_of, self._written = {}, []  # not needed past this point; do not ship them
         return self
 
     def _code(self, column: str, value: Any) -> int:
@@ -121,6 +139,14 @@ class ColumnChunk:
         if code is None:
             code = table[value] = len(table)
             self.values[column].append(value)
+        return code
+
+    def _build_part(self, column: str, written: Any) -> int:
+        """The code of one part of a build as a record writes it (a versions tuple, a compiler
+        spelled `gcc@=11.4.0`): each spelling made canonical once."""
+        code = self._written[BUILD_COLUMNS.index(column)].get(written)
+        if code is None:
+            code = self._written[BUILD_COLUMNS.index(column)][written] = self._code(column, _CANONICAL_PART.get(column, _same)(written))
         return code
 
     def _constant(self, column: str, value: Any, n: int) -> None:
@@ -134,26 +160,67 @@ class ColumnChunk:
                 value = strings(value)
             # Shipped canonical: the builder, which merges every chunk on one core, needs
             # no per-value work of its own. Two spellings of one value share it there.
-            self.values[column].append(value if canonical is None else canonical(value))
+            if column == "build":
+                codes = list(map(dict.get, self._written, value))  # each part as written: seen before, mostly
+                if None in codes:
+                    codes = list(map(self._build_part, BUILD_COLUMNS, value))
+                self.build_parts.extend(codes)
+            else:
+                self.values[column].append(value if canonical is None else canonical(value))
         if len(distinct) == 1:  # a file's specs often share a platform, compiler or os: no look-ups
             self._constant(column, next(iter(distinct)), len(values))
         else:
             self.codes[column].fromlist(list(map(table.__getitem__, values)))  # (extend from an iterator is slower)
 
 
-def _tarball_columns(name: str, columns: dict[str, list[Any]], hashes: list[str], tarballs: list[Any]) -> tuple[list[str | None], list[str | None]]:
+def _rules(name: str, keys: Iterable[tuple]) -> dict[tuple, tuple[str, str]]:
+    """Per build key: (what comes before the hash, what after it) in the path Spack's v2 rule
+    gives a binary of that build below its mirror root (`/build_cache/...-<version>-`, `.spack`)."""
+    compilers = {c: v2_compiler(normalise_compiler(c)) for c in {key[1] for key in keys}}
+    rules = {}
+    for key in keys:
+        versions, compiler, platform, os_, target = key
+        version = versions[0] if isinstance(versions, tuple) else versions
+        head, tail = v2_tarball_around_hash(name, version, platform, os_, target, compilers[compiler])
+        rules[key] = ("/" + head, tail)
+    return rules
+
+
+def _common_root(name: str, builds: list[tuple], distinct: set[tuple], hashes: list[str], tarballs: list[Any]) -> str | None:
+    """The mirror root from which the rule gives back every URL of a file exactly, if there is
+    one: checked with two joins, not a comparison per row."""
+    if tarballs.count(None) or not isinstance(tarballs[0], str):
+        return None
+    rule = _rules(name, distinct)
+    head, tail = rule[builds[0]]
+    path = head + hashes[0] + tail
+    first = tarballs[0]
+    root = first[: -len(path)]
+    if not root or root[-1] == "/" or first[-len(path) :] != path:
+        return None
+    heads = {key: root + h for key, (h, t) in rule.items()}
+    tails = {key: t for key, (h, t) in rule.items()}
+    try:
+        written = "".join(tarballs)
+    except TypeError:  # not all text
+        return None
+    rebuilt = "".join(chain.from_iterable(zip(map(heads.__getitem__, builds), hashes, map(tails.__getitem__, builds))))
+    return root if written == rebuilt else None
+
+
+def _tarball_columns(name: str, builds: list[tuple], hashes: list[str], tarballs: list[Any]) -> tuple[list[str | None], list[str | None]]:
     """(mirror root, URL) a row: the root where Spack's v2 rule gives the URL back exactly
-    from it and the row's fields (what cache.spack.io wrote), else the URL as it is."""
-    canonical = {c: normalise_compiler(c) for c in set(columns["compiler"])}
+    from it and the row's build and hash (what cache.spack.io wrote), else the URL as it is."""
+    rule = _rules(name, set(builds))
     roots: list[str | None] = []
     texts: list[str | None] = []
-    for url, version, compiler, platform, os_, target, digest in zip(
-            tarballs, columns["version"], columns["compiler"], columns["platform"], columns["os"], columns["target"], hashes):
+    for url, key, digest in zip(tarballs, builds, hashes):
         url = tarball_of(url)
         if url is not None:
-            path = v2_tarball_path(name, version, digest, platform, os_, target, canonical[compiler])
-            root = url[: -len(path) - 1]
-            if url.endswith(path) and url[-len(path) - 1 : -len(path)] == "/" and root and root[-1] != "/":
+            head, tail = rule[key]
+            path = head + digest + tail
+            root = url[: -len(path)]
+            if url.endswith(path) and root and root[-1] != "/":
                 roots.append(root)
                 texts.append(None)
                 continue

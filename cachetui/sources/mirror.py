@@ -109,18 +109,27 @@ def binary_files(origin_root: str | None, layout: int | None, name: str, version
 
 def v2_stem(name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str) -> str:
     """`linux-ubuntu22.04-x86_64_v3-gcc-11.4.0-zlib-1.3-<hash>`: how a v2 mirror names a binary's files."""
-    compiler_name, _, compiler_version = compiler.partition("@")
-    comp = f"{compiler_name}-{compiler_version}" if compiler_version else "none-none"
-    return f"{platform}-{os_}-{target}-{comp}-{name}-{version}-{hash_}"
+    return f"{platform}-{os_}-{target}-{v2_compiler(compiler)}-{name}-{version}-{hash_}"
 
 
 def v2_tarball_path(name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str) -> str:
     """A binary's tarball below its v2 mirror root: `build_cache/<arch>/<compiler>/<name>-<version>/<stem>.spack`.
     cache.spack.io's summaries wrote their `tarball` URLs by this rule too."""
+    head, tail = v2_tarball_around_hash(name, version, platform, os_, target, v2_compiler(compiler))
+    return f"{head}{hash_}{tail}"
+
+
+def v2_compiler(compiler: str) -> str:
+    """How a v2 mirror's paths write a compiler: `gcc-11.4.0`, or `none-none`."""
     compiler_name, _, compiler_version = compiler.partition("@")
-    comp = f"{compiler_name}-{compiler_version}" if compiler_version else "none-none"
+    return f"{compiler_name}-{compiler_version}" if compiler_version else "none-none"
+
+
+def v2_tarball_around_hash(name: str, version: str, platform: str, os_: str, target: str, comp: str) -> tuple[str, str]:
+    """(before the hash, after it) in v2_tarball_path, for a compiler written by v2_compiler:
+    what every binary of one build shares."""
     arch = f"{platform}-{os_}-{target}"
-    return f"build_cache/{arch}/{comp}/{name}-{version}/{arch}-{comp}-{name}-{version}-{hash_}.spack"
+    return f"build_cache/{arch}/{comp}/{name}-{version}/{arch}-{comp}-{name}-{version}-", ".spack"
 
 
 def index_blob_of(data: bytes, source: str) -> str:

@@ -15,8 +15,9 @@ from collections import Counter
 from collections.abc import Iterable
 from itertools import chain
 from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import Any
+from functools import lru_cache
+from operator import attrgetter, itemgetter
+from typing import Annotated, Any
 
 import msgspec
 
@@ -26,10 +27,10 @@ HASH_RE = re.compile(r"^[a-z2-7]{32}$")
 _BASE32_RUN = re.compile(r"[a-z2-7]*")
 
 
-class _SpecFields(msgspec.Struct, gc=False):
-    """What every `spec_details` entry holds but its stacks and variants.
+class Record(msgspec.Struct, gc=False):
+    """One `spec_details` entry, validated and normalised (the careful path's).
 
-    gc=False: a million of these are created during a load and hold no cycles.
+    gc=False: a million of these may be created during a load and hold no cycles.
     """
 
     hash: str
@@ -40,24 +41,28 @@ class _SpecFields(msgspec.Struct, gc=False):
     compiler: str | None = None
     size: int | str | None = None
     tarball: str | None = None
-
-
-class Record(_SpecFields, gc=False):
-    """One `spec_details` entry, validated and normalised (the careful path's)."""
-
     stacks: tuple[str, ...] = ()
     variants: tuple[str, ...] = ()
 
 
-class _FastRecord(_SpecFields, gc=False):
+class _FastRecord(msgspec.Struct, gc=False):
     """A `spec_details` entry as the fast path decodes it (typed, in C): stacks and variants
-    stay JSON text.
+    stay JSON text, versions a tuple (so that a row's build is one hashable key), and the
+    hash is checked to be 32 characters by msgspec (its alphabet, a regex over all of them).
 
     Most specs of a file share a few stack lists and variant lists. Kept as bytes, each is
     hashed once (bytes cache their hash; tuples hash every item on every look-up) and
     decoded once per distinct value rather than once per spec: about a tenth of the read.
     """
 
+    hash: Annotated[str, msgspec.Meta(min_length=32, max_length=32)]
+    versions: tuple[str, ...]
+    os: str
+    platform: str
+    target: str
+    compiler: str | None = None
+    size: int | str | None = None
+    tarball: str | None = None
     stacks: msgspec.Raw = msgspec.Raw(b"[]")
     variants: msgspec.Raw = msgspec.Raw(b"[]")
 
@@ -101,10 +106,12 @@ def _yaml_load(text: str) -> Any:
     return yaml.load(text, Loader=NoAliasLoader)
 
 
-# The per-row values the index interns, taken from the records once per file and shared
-# by the bulk checks, the meta cross-check and the column builder (each used to walk the
-# records again: a third of the read time at a million specs).
-VALUE_COLUMNS = ("version", "compiler", "platform", "os", "target", "stacks", "variants")
+# A row's build: (version, compiler, platform, os, target). A file has a build for about
+# every three specs, so the five are taken from each record in one pass, as one key, and
+# checked and split into columns once per distinct key and column value (each column on its
+# own cost a pass over the records, and a check of every value).
+BUILD_COLUMNS = ("version", "compiler", "platform", "os", "target")
+_BUILD_KEY = attrgetter("versions", "compiler", "platform", "os", "target")
 
 
 @dataclass
@@ -113,15 +120,18 @@ class SummaryFile:
     tag: str
     records: list[Any] = field(default_factory=list)  # Record, or _FastRecord (the fast path's)
     problems: list[LoadProblem] = field(default_factory=list)
-    # VALUE_COLUMNS -> a value per record. A stacks or variants value is its tuple of
-    # strings, or (from the fast path) its JSON text as bytes, decoded in `decoded`.
+    # A value per record: "build" ((versions, compiler, platform, os, target) as the record
+    # writes them; the careful path's versions are the version), "stacks" and "variants" (a tuple
+    # of strings, or from the fast path its JSON text as bytes, decoded in `decoded`).
     columns: dict[str, list[Any]] = field(default_factory=dict)
-    distinct: dict[str, set[Any]] = field(default_factory=dict)  # VALUE_COLUMNS -> the set of those values
+    distinct: dict[str, set[Any]] = field(default_factory=dict)  # column -> the set of its values
     decoded: dict[bytes, tuple[str, ...]] = field(default_factory=dict)
+    hashes: list[str] = field(default_factory=list)
 
     def set_records(self, records: list[Any], columns: dict[str, list[Any]] | None = None,
                     distinct: dict[str, set[Any]] | None = None, decoded: dict[bytes, tuple[str, ...]] | None = None) -> None:
         self.records = records
+        self.hashes = list(map(attrgetter("hash"), records))
         self.columns = columns if columns is not None else _value_columns(records)
         self.distinct = distinct if distinct is not None else {c: set(v) for c, v in self.columns.items()}
         self.decoded = decoded or {}
@@ -130,31 +140,50 @@ class SummaryFile:
         """The strings of a stacks or variants value, however it is held."""
         return self.decoded[value] if isinstance(value, bytes) else value
 
-    def stack_counts(self) -> Counter[str]:
-        """Specs per stack, counted in C."""
-        stacks = self.columns["stacks"]  # all JSON text (the fast path) or all tuples
-        return Counter(chain.from_iterable(map(self.decoded.__getitem__, stacks) if self.decoded else stacks))
+    def values(self, column: str) -> set[Any]:
+        """The distinct values of one of BUILD_COLUMNS in this file."""
+        parts = self.__dict__.get("_parts")
+        if parts is None:
+            parts = self.__dict__["_parts"] = _build_parts(self.distinct["build"])
+        return parts[BUILD_COLUMNS.index(column)]
+
+    def stack_counts(self) -> dict[str, int]:
+        """Specs per stack: each distinct stack list counted in C, then spread over its stacks."""
+        counts: dict[str, int] = {}
+        get, strings = counts.get, self.strings
+        for stacks, n in Counter(self.columns["stacks"]).items():
+            for stack in strings(stacks):
+                counts[stack] = get(stack, 0) + n
+        return counts
+
+
+def _build_parts(keys: set[tuple]) -> list[set[Any]]:
+    """The distinct values of each of BUILD_COLUMNS among build keys (C-level passes)."""
+    parts = [set(column) for column in zip(*keys)] if keys else [set() for _ in BUILD_COLUMNS]
+    parts[0] = {v[0] if isinstance(v, tuple) else v for v in parts[0]}  # versions: a few distinct tuples
+    return parts
 
 
 def _value_columns(records: list[Record]) -> dict[str, list[Any]]:
     return {
-        "version": [r.versions[0] for r in records],
-        **{c: list(map(attrgetter(c), records)) for c in ("compiler", "platform", "os", "target")},
+        "build": [(r.versions[0], r.compiler, r.platform, r.os, r.target) for r in records],
         **{c: list(map(attrgetter(c), records)) for c in LIST_COLUMNS},
     }
 
 
 def _fast_columns(records: list[_FastRecord]) -> tuple[dict, dict, dict] | None:
     """(columns, distinct, decoded) when every record passes the bulk checks, else None."""
-    if not _clean_hashes_and_versions(records):
+    if not _clean_hashes(records):
         return None
     columns = {
-        "version": [r.versions[0] for r in records],
-        **{c: list(map(attrgetter(c), records)) for c in ("compiler", "platform", "os", "target")},
+        "build": list(map(_BUILD_KEY, records)),
         **{c: list(map(bytes, map(attrgetter(c), records))) for c in LIST_COLUMNS},
     }
     distinct = {c: set(v) for c, v in columns.items()}
-    if not all(value and value == value.strip() for c in ("version", "os", "platform", "target") for value in distinct[c]):
+    versions, _, *arch = (set(map(itemgetter(at), distinct["build"])) for at in range(len(BUILD_COLUMNS)))
+    if not all(v and v[0] and v[0] == v[0].strip() for v in versions):
+        return None
+    if not all(value and value == value.strip() for values in arch for value in values):
         return None
     decoded: dict[bytes, tuple[str, ...]] = {}
     try:
@@ -192,8 +221,45 @@ def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryF
         raise NotASummary("data is nested too deeply to read") from None
 
 
+def read_summary_bytes(data: bytes, source: str, fallback_package: str = "") -> SummaryFile | None:
+    """The common shape of a summary read straight from its bytes, or None for the text path.
+
+    A summary is one long `spec_details` line and a few short ones. Decoding the whole file,
+    splitting it into lines and stripping the long one copied it three times: here only the
+    short lines are decoded, and msgspec reads `spec_details` where it lies. Any other shape
+    (a byte-order mark, CRLF, keys after spec_details, YAML), and any fault at all, is left
+    to read_summary, so that what it finds and says is the same either way."""
+    if not data.startswith(b"---\n"):
+        return None
+    at = data.find(b"\nspec_details: [")
+    end = data.find(b"\n", at + 1) if at >= 0 else -1
+    if end < 0:
+        return None
+    close, _, after = data[end + 1 :].partition(b"\n")
+    if close.rstrip() not in (b"---", b"..."):
+        return None
+    try:
+        lines = data[4:at].decode("utf-8").split("\n")
+        after.decode("utf-8")  # (the text path decodes the whole file: so must this one)
+        if any(line.rstrip() in ("---", "...") for line in lines):
+            return None
+        front = _fast_front_matter(lines)
+        while end > at and data[end - 1] in b" \t\r":
+            end -= 1
+        start = at + len(b"\nspec_details: ")
+        if "spec_details" in front:
+            return None
+        front["spec_details"] = (_RAW, memoryview(data)[start:end])
+        return _summary_from(front, source, fallback_package)
+    except (_NeedYaml, NotASummary, OlderPage, UnicodeDecodeError, RecursionError, ValueError):
+        return None
+
+
 def _read_summary(text: str, source: str, fallback_package: str) -> SummaryFile:
-    front = _parse_front_matter(text)
+    return _summary_from(_parse_front_matter(text), source, fallback_package)
+
+
+def _summary_from(front: dict[str, Any], source: str, fallback_package: str) -> SummaryFile:
     details = front.get("spec_details")
     records: list[_FastRecord] | None = None
     raw = None
@@ -224,7 +290,8 @@ def _read_summary(text: str, source: str, fallback_package: str) -> SummaryFile:
     if fast is not None:  # the fast path: typed by msgspec, checked in bulk
         summary.set_records(records, *fast)
     else:  # the careful path, from the plain JSON: each record on its own
-        summary.set_records(_checked_records(json.loads(raw) if records is not None else details, source, problems))
+        summary.set_records(_checked_records(json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
+                                             if records is not None else details, source, problems))
 
     meta = front.get("meta")
     if isinstance(meta, dict):
@@ -281,7 +348,7 @@ def _fast_front_matter(block: list[str]) -> dict[str, Any]:
                 raise _NeedYaml(f"line {number} ({key}): invalid JSON: {error}") from None
         elif value.startswith('"'):
             try:
-                front[key] = json.loads(value)
+                front[key] = _json_value(value)
             except json.JSONDecodeError:
                 raise _NeedYaml() from None
         elif value.startswith("["):
@@ -319,7 +386,7 @@ def _tag_from(front: dict[str, Any]) -> str:
 # -- records --------------------------------------------------------------------------
 
 
-def _decode_records(raw: str) -> tuple[list[_FastRecord] | None, Any]:
+def _decode_records(raw: str | memoryview) -> tuple[list[_FastRecord] | None, Any]:
     """(typed records or None, the decoded value): msgspec decodes and type-checks every
     record in C; on a type mismatch the plain JSON goes to the careful path."""
     try:
@@ -330,19 +397,17 @@ def _decode_records(raw: str) -> tuple[list[_FastRecord] | None, Any]:
     except msgspec.DecodeError as error:
         raise NotASummary(f"spec_details: invalid JSON ({error})") from None
     try:
-        return None, json.loads(raw)
+        return None, json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
     except RecursionError:
         raise NotASummary("spec_details: data is nested too deeply to read") from None
     except json.JSONDecodeError as error:
         raise NotASummary(f"spec_details: invalid JSON ({error})") from None
 
 
-def _clean_hashes_and_versions(records: list[Record]) -> bool:
-    """Bulk checks, so that the common case never runs per-record Python validation."""
-    hashes = list(map(attrgetter("hash"), records))
-    if set(map(len, hashes)) - {32} or not _BASE32_RUN.fullmatch("".join(hashes)):
-        return False  # (each length: a 31- and a 33-character hash add up to two of 32)
-    return all(map(attrgetter("versions"), records))
+def _clean_hashes(records: list[_FastRecord]) -> bool:
+    """Bulk checks, so that the common case never runs per-record Python validation: each hash
+    is 32 characters (msgspec checked that), all of them base32."""
+    return _BASE32_RUN.fullmatch("".join(map(attrgetter("hash"), records))) is not None
 
 
 def _checked_records(details: list[Any], source: str, problems: list[LoadProblem]) -> list[Record]:
@@ -422,9 +487,14 @@ def tarball_of(value: Any) -> str | None:
 
 # -- meta cross-check -----------------------------------------------------------------
 
+
+@lru_cache(maxsize=4096)  # a few dozen compilers, named in every file
+def _normal_compiler(text: str | None) -> str:
+    return normalise_compiler(text)
+
+
 def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[str]:
     """Where `meta` disagrees with `spec_details` (which we trust), say how."""
-    distinct = summary.distinct
     num = meta.get("num_specs")
     if num is not None and num != len(summary.records):
         yield f"meta says num_specs {num}, spec_details has {len(summary.records)}; using spec_details"
@@ -432,12 +502,12 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
         claimed = meta.get(key)
         if not isinstance(claimed, list):
             continue
-        actual = distinct[column]
+        actual = summary.values(column)
         if key == "compilers":
-            claimed = [normalise_compiler(c) if isinstance(c, str) else c for c in claimed]
+            claimed = [_normal_compiler(c) if isinstance(c, str) else c for c in claimed]
             # Older generators leave specs without a compiler out of meta; the one Spack 1.x
             # runs lists them as "none".
-            actual = {normalise_compiler(c) for c in actual}
+            actual = set(map(_normal_compiler, actual))
             if NO_COMPILER not in claimed:
                 actual.discard(NO_COMPILER)
         yield from _set_difference(key, set(map(str, claimed)), actual)
@@ -446,7 +516,7 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
     if isinstance(claimed_stacks, list):
         yield from _set_difference("stacks", set(map(str, claimed_stacks)), set(by_stack))
     claimed_counts = meta.get("num_specs_by_stack")
-    if isinstance(claimed_counts, dict):
+    if isinstance(claimed_counts, dict) and claimed_counts != by_stack:
         wrong = sorted(s for s in set(claimed_counts) | set(by_stack) if claimed_counts.get(s) != by_stack.get(s, 0))
         if wrong:
             shown = _some([f"{s} {claimed_counts.get(s, 0)} vs {by_stack.get(s, 0)}" for s in wrong])
@@ -454,6 +524,8 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
 
 
 def _set_difference(key: str, claimed: set[str], actual: set[str]) -> Iterable[str]:
+    if claimed == actual:  # as almost always: nothing to sort
+        return
     missing, extra = sorted(claimed - actual), sorted(actual - claimed)
     if missing or extra:
         parts = []
