@@ -64,7 +64,7 @@ class IndexService:
         # numpy and the readers load here, in the worker, not before the app's first frame.
         from cachetui.index import snapshot
         from cachetui.index.store import build_index
-        from cachetui.sources import gc_paused, read_chunks
+        from cachetui.sources import LoaderPool, expect_many_files, gc_paused, read_chunks
         from cachetui.sources.mirror import has_urls
 
         stored_at = snapshot.snapshot_path(self.cache_dir, self.sources) if self.cache_dir is not None else None
@@ -91,18 +91,23 @@ class IndexService:
             else:
                 return self._from_snapshot(index, saved + _fetch_notes(resolved), files_read, progress)
 
-        if resolved is None:
-            resolved = _resolve(self.sources, self.cache_dir, download)
-        files, stamps, problems = resolved.files, resolved.stamps, resolved.problems
-        read_problems: list[LoadProblem] = []
+        # A large tree: the loader processes start (a fresh interpreter each, importing the
+        # readers) while it is listed.
+        with LoaderPool() as pool:
+            if resolved is None:
+                if expect_many_files(self.sources):
+                    pool.start()
+                resolved = _resolve(self.sources, self.cache_dir, download)
+            files, stamps, problems = resolved.files, resolved.stamps, resolved.problems
+            read_problems: list[LoadProblem] = []
 
-        def chunks() -> Iterator[ColumnChunk]:
-            for chunk in read_chunks(files, progress, cancelled):
-                read_problems.extend(chunk.problems)
-                yield chunk
+            def chunks() -> Iterator[ColumnChunk]:
+                for chunk in read_chunks(files, progress, cancelled, pool=pool):
+                    read_problems.extend(chunk.problems)
+                    yield chunk
 
-        with gc_paused():
-            index, duplicates = build_index(chunks())
+            with gc_paused():
+                index, duplicates = build_index(chunks())
         read_problems.extend(duplicates)
         if stored_at is not None and not (cancelled is not None and cancelled()):
             fetched = any(f.shown_as is not None for f in files) or has_urls(self.sources)

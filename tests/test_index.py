@@ -259,17 +259,18 @@ def _snapshot(index: Index) -> tuple:
 
 def test_loader_processes_build_the_same_index_as_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from cachetui import sources
+    from cachetui.sources import parallel as parallel_module
     from conftest import record, write_summary
 
     for p in range(12):
         write_summary(tmp_path / f"p{p:02d}" / "specs.md", f"pkg{p:02d}", [record(fake_hash(p * 100 + i), f"1.{i % 3}", os=("rhel8", "sequoia")[i % 2]) for i in range(p + 1)])
     serial = IndexService([str(tmp_path)]).load()
-    monkeypatch.setattr(sources, "PARALLEL_MIN_FILES", 0)
+    monkeypatch.setattr(parallel_module, "PARALLEL_MIN_FILES", 0)
     files, _ = sources.discover([str(tmp_path)])
     chunks = list(sources.read_chunks(files, workers=2))
     assert len(chunks) > 1  # really batched, each batch read by a loader process
     parallel = IndexService([str(tmp_path)])
-    monkeypatch.setattr(sources, "read_chunks", lambda files, progress=None, cancelled=None: iter(chunks))
+    monkeypatch.setattr(sources, "read_chunks", lambda files, progress=None, cancelled=None, pool=None: iter(chunks))
     assert _snapshot(parallel.load().index) == _snapshot(serial.index)
 
 
@@ -277,6 +278,7 @@ def test_a_broken_loader_pool_falls_back_to_reading_in_process(tmp_path: Path, m
     from concurrent.futures.process import BrokenProcessPool
 
     from cachetui import sources
+    from cachetui.sources import parallel as parallel_module
     from conftest import record, write_summary
 
     for p in range(5):
@@ -286,8 +288,8 @@ def test_a_broken_loader_pool_falls_back_to_reading_in_process(tmp_path: Path, m
         def __init__(self, *args, **kwargs) -> None:
             raise BrokenProcessPool("no processes here")
 
-    monkeypatch.setattr(sources, "ProcessPoolExecutor", BrokenPool)
-    monkeypatch.setattr(sources, "PARALLEL_MIN_FILES", 0)
+    monkeypatch.setattr(parallel_module, "ProcessPoolExecutor", BrokenPool)
+    monkeypatch.setattr(parallel_module, "PARALLEL_MIN_FILES", 0)
     files, _ = sources.discover([str(tmp_path)])
     chunks = list(sources.read_chunks(files, workers=2))
     assert sum(c.rows for c in chunks) == 5
@@ -312,7 +314,7 @@ def test_loader_processes_start_under_a_replaced_stderr(tmp_path: Path) -> None:
         "    def flush(self): pass\n"
         "    def fileno(self): return -1\n"
         "if __name__ == '__main__':\n"
-        "    sources.PARALLEL_MIN_FILES = 0\n"
+        "    sources.parallel.PARALLEL_MIN_FILES = 0\n"
         "    sys.stderr = FakeStderr()\n"
         f"    files, _ = sources.discover([{str(tmp_path)!r}])\n"
         "    chunks = list(sources.read_chunks(files, workers=2))\n"

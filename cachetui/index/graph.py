@@ -187,7 +187,7 @@ def _text_rank(values: list[str]) -> np.ndarray:
     return rank
 
 
-def build_graph(files: Iterable[DatabaseFile], row_hashes: bytes) -> GraphParts:
+def build_graph(files: Iterable[DatabaseFile], row_hashes: bytes | memoryview) -> GraphParts:
     """One graph from every database's nodes and edges. A hash in several files is one node:
     its first record wins (over a mere mention by an edge), and its edges are that record's."""
     node_of: dict[str, int] = {}
@@ -274,8 +274,8 @@ def build_graph(files: Iterable[DatabaseFile], row_hashes: bytes) -> GraphParts:
     )
 
 
-def _split(blob: bytes) -> Iterable[str]:
-    text = blob.decode("ascii")
+def _split(blob: bytes | memoryview) -> Iterable[str]:
+    text = str(blob, "ascii")
     return (text[i : i + 32] for i in range(0, len(text), 32))
 
 

@@ -41,10 +41,11 @@ _BASE32_BITS[np.frombuffer(b"234567abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)]
 
 def hash_bits(blob: bytes | memoryview) -> np.ndarray:
     """The first 8 characters of each hash as a 40-bit integer that sorts like the text."""
-    chars = _BASE32_BITS[np.frombuffer(blob, dtype=np.uint8).reshape(-1, 32)[:, :8]]
-    bits = np.zeros(len(chars), dtype=np.uint64)
+    heads = np.frombuffer(blob, dtype=np.uint8).reshape(-1, 32)
+    bits = np.zeros(len(heads), dtype=np.uint64)
     for i in range(8):
-        bits = (bits << np.uint64(5)) | chars[:, i]
+        bits <<= np.uint64(5)
+        bits |= _BASE32_BITS[heads[:, i]]
     return bits
 
 
@@ -358,12 +359,16 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     """Merge loader chunks into one Index; duplicate (hash, tag) rows keep the first.
 
     Each chunk is merged as it arrives: while loader processes still read, this process
-    is otherwise idle, and a merged chunk's memory can go."""
+    is otherwise idle, and a merged chunk's memory can go. Memory is kept lean on purpose:
+    on a virtual machine, the first touch of a fresh page costs more than the work done on
+    it (about 2 ms a megabyte here), so columns are held in their narrowest type as they
+    are merged, and reordered one at a time rather than all copied at once."""
     merged = [c for c in COLUMNS if c != "build"] + list(BUILD_COLUMNS)
     tables: dict[str, dict] = {c: {} for c in merged}
     parts: dict[str, list[np.ndarray]] = {c: [] for c in merged}
-    sizes: list[np.ndarray] = []
+    sizes: list[np.ndarray | int] = []  # an array, or how many rows of unknown size
     blobs: list[bytes] = []
+    bits_parts: list[np.ndarray] = []
     graphs: list[DatabaseFile] = []
     origins: dict[str, Origin] = {}
     claimed: set[str] = set()
@@ -373,34 +378,44 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         claimed.update(chunk.claimed)
         for column in COLUMNS:
             if column != "build":
-                local = chunk.values[column]  # chunk values come canonical
-                parts[column].append(_codes_in(tables[column], local)[np.frombuffer(chunk.codes[column], dtype=np.int32)])
+                lut = _narrow(_codes_in(tables[column], chunk.values[column]), len(tables[column]))
+                parts[column].append(lut[np.frombuffer(chunk.codes[column], dtype=np.int32)])
         # A row's build (version, compiler, platform, os, target) becomes five columns: the
         # chunk's builds as codes into its five tables, mapped to the index's, then gathered.
         builds = np.frombuffer(chunk.build_parts, dtype=np.int32).reshape(-1, len(BUILD_COLUMNS))
         build_rows = np.frombuffer(chunk.codes["build"], dtype=np.int32)
         for at, column in enumerate(BUILD_COLUMNS):
-            parts[column].append(_codes_in(tables[column], chunk.values[column])[builds[:, at]][build_rows])
-        sizes.append(np.frombuffer(chunk.sizes, dtype=np.int64))
+            lut = _narrow(_codes_in(tables[column], chunk.values[column]), len(tables[column]))
+            parts[column].append(lut[builds[:, at]][build_rows])
+        chunk_sizes = np.frombuffer(chunk.sizes, dtype=np.int64)
+        sizes.append(chunk_sizes if (chunk_sizes >= 0).any() else len(chunk_sizes))
         blobs.append(chunk.hash_blob)
+        bits_parts.append(hash_bits(chunk.hash_blob))
     # Per-row arrays travel together through every filter and reorder below: the interned
-    # codes, and the sizes (bytes, -1 where unknown) under "size".
-    rows = {c: np.concatenate(parts[c]) if parts[c] else np.zeros(0, np.int32) for c in merged}
-    rows["size"] = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
+    # codes, and the sizes (bytes, -1 where unknown) under "size", if any is known.
+    rows = {c: _concatenated(parts.pop(c)) for c in merged}
+    if any(isinstance(part, np.ndarray) for part in sizes):
+        rows["size"] = np.concatenate([p if isinstance(p, np.ndarray) else np.full(p, -1, np.int64) for p in sizes])
     values = {c: list(tables[c]) for c in merged}
-    blob = b"".join(blobs)
+    blob = np.frombuffer(b"".join(blobs), dtype="S32")
+    del blobs
+    bits = np.concatenate(bits_parts) if bits_parts else np.zeros(0, np.uint64)
+    del bits_parts
     if claimed:  # a spec file an older page lists is read with the page (and its tag)
-        rows, blob = _without_claimed(claimed, rows, values, blob)
+        keep = _unclaimed(claimed, rows, values)
+        if keep is not None:
+            rows, blob, bits = {c: a[keep] for c, a in rows.items()}, blob[keep], bits[keep]
 
     # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
     # Not stable (a third of the time): rows whose hashes share their first 8 characters are
     # put back in file order where it matters, among duplicates.
-    bits = hash_bits(blob)
     by_hash = _sort_rows(_packed([(bits, 1 << 40), (rows["tag"], len(values["tag"]))]), stable=False)
     keep, problems = _first_of_duplicates(by_hash, bits[by_hash], rows, values, blob)
+    del bits
     if keep is not None:
-        rows = {c: a[keep] for c, a in rows.items()}
-        blob = np.frombuffer(blob, dtype="S32")[keep].tobytes()
+        for column in list(rows):
+            rows[column] = rows[column][keep]
+        blob = blob[keep]
         new_row = np.cumsum(keep) - 1  # old row -> new row, where kept
         by_hash = new_row[by_hash[keep[by_hash]]]
 
@@ -409,12 +424,15 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     # order. The six ranks pack into one 64-bit key.
     rank = {c: _ranks(values[c], _sort_key(c)) for c in ("package", "tag", "version", "os", "target", "compiler")}
     display = _packed([(rank[c][rows[c]], len(values[c])) for c in ("package", "tag", "version", "os", "target", "compiler")])
-    order = by_hash[_sort_rows([key[by_hash] for key in display])]
-    rows = {c: a[order] for c, a in rows.items()}
-    blob = np.frombuffer(blob, dtype="S32")[order].tobytes()
+    order = by_hash[_sort_rows([key[by_hash] for key in display])].astype(np.int32)
+    del display
+    for column in list(rows):  # one column at a time: the old one goes as the new one comes
+        rows[column] = rows[column][order]
+    blob = blob[order]
     new_position = np.empty_like(order)
-    new_position[order] = np.arange(len(order))
+    new_position[order] = np.arange(len(order), dtype=np.int32)
     hash_order = new_position[by_hash]
+    del order, new_position, by_hash
 
     # Package ids become positions in the sorted name list.
     package_ids = rank["package"][rows.pop("package")].astype(np.int32)
@@ -427,7 +445,7 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         package_ids = remap[package_ids].astype(np.int32)
         starts = np.concatenate(([0], np.cumsum(present[present > 0]))).astype(np.int64)
 
-    row_sizes = rows.pop("size")
+    row_sizes = rows.pop("size", None)
     codes = {c: _narrow(a, len(values[c])) for c, a in rows.items()}
     package_ids = _narrow(package_ids, len(packages))
     stack_names = sorted({s for stackset in values["stacks"] for s in stackset})
@@ -438,6 +456,7 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     index_codes["stackset"] = codes["stacks"]
     index_codes["variantset"] = codes["variants"]
     stacksets = [[stack_code[s] for s in stackset] for stackset in values["stacks"]]
+    hash_blob = memoryview(blob).cast("B")
     built = IndexParts(
         packages=packages,
         starts=starts,
@@ -447,14 +466,18 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         stacksets=Ragged.of(stacksets, np.uint16 if len(stack_names) <= 1 << 16 else np.int32),
         variantsets=_token_lists(values["variants"], tokens),
         variant_tokens=StringTable.of(list(tokens)),
-        hash_blob=blob,
-        hash_order=hash_order.astype(np.int32),
-        sizes=row_sizes if (row_sizes >= 0).any() else None,
+        hash_blob=hash_blob,
+        hash_order=hash_order,
+        sizes=row_sizes,
         origins={source: [o.root, o.layout] for source, o in origins.items() if o.root is not None},
-        graph=build_graph(graphs, blob),
+        graph=build_graph(graphs, hash_blob),
     )
     built.facet_values, built.facet_bits, built.facet_histograms = _facets(built, {f: values[f] for f in FACETS if f != "stack"}, stacksets)
     return Index(built), problems
+
+
+def _concatenated(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, np.uint8)
 
 
 def _codes_in(table: dict, values: Sequence) -> np.ndarray:
@@ -475,14 +498,14 @@ def _token_lists(lists: list[tuple[str, ...]], tokens: dict[str, int]) -> Ragged
     return Ragged(offsets, _codes_in(tokens, flat))
 
 
-def _without_claimed(claimed: set[str], rows: dict[str, np.ndarray], values, blob: bytes) -> tuple[dict[str, np.ndarray], bytes]:
+def _unclaimed(claimed: set[str], rows: dict[str, np.ndarray], values) -> np.ndarray | None:
+    """The rows not read from a spec file that an older page claims (None: all of them)."""
     import os
 
     dropped = np.array([os.path.abspath(source) in claimed for source in values["source"]], dtype=bool)
     if not dropped.any():
-        return rows, blob
-    keep = ~dropped[rows["source"]]
-    return {c: a[keep] for c, a in rows.items()}, np.frombuffer(blob, dtype="S32")[keep].tobytes()
+        return None
+    return ~dropped[rows["source"]]
 
 
 def _sort_key(column: str):
@@ -545,7 +568,7 @@ def _first_of_duplicates(by_hash, keys, rows, values, blob):
     for start, end in zip(starts.tolist(), ends.tolist()):
         first_of: dict[bytes, int] = {}
         for row in sorted(by_hash[start:end].tolist()):  # file order: the first seen is kept
-            digest = blob[row * 32 : row * 32 + 32]
+            digest = bytes(blob[row])
             first = first_of.setdefault(digest, row)
             if first == row:
                 continue

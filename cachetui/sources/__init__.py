@@ -8,13 +8,9 @@ naming the file and the reason; the rest still loads.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import stat
-import sys
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -49,13 +45,6 @@ class SourceFile:
 MAX_FILE_BYTES = 256 * 1024 * 1024
 # A build cache's index of a million specs is over a gigabyte.
 MAX_DATABASE_BYTES = 8 * 1024**3
-# Below this many files, reading in-process beats starting loader processes.
-PARALLEL_MIN_FILES = 400
-BATCH_FILES = 500
-
-
-# Progress callback: (files done, files in all, specs loaded so far).
-Progress = Callable[[int, int, int], None]
 
 
 # What tells whether a path changed: (path, size, mtime_ns, ctime_ns). A directory's
@@ -318,79 +307,6 @@ def read_batch(files: list[str | SourceFile]) -> ColumnChunk:
     return chunk.seal()
 
 
-def read_chunks(files: list[str | SourceFile], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
-                workers: int | None = None) -> Iterator[ColumnChunk]:
-    """Chunks of `files` in order. Large inputs are read by a pool of processes (one per core,
-    at most 4); small ones in-process, where starting processes would cost more than it saves."""
-    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
-    if workers > 1 and len(files) < PARALLEL_MIN_FILES:
-        workers = 1
-    # Many small batches: when one worker takes the last, the other waits for it to finish.
-    size = max(1, min(BATCH_FILES, -(-len(files) // (workers * 16))))
-    batches = [files[i : i + size] for i in range(0, len(files), size)]
-    done = specs = 0
-
-    def report(chunk: ColumnChunk) -> None:
-        nonlocal done, specs
-        done += chunk.files
-        specs += chunk.rows
-        if progress is not None:
-            progress(done, len(files), specs)
-
-    def stopped() -> bool:
-        return cancelled is not None and cancelled()
-
-    # spawn, not fork: the app loads from a thread, and forking a threaded process is unsafe.
-    # If the pool cannot work (a host whose main module cannot be re-imported, no
-    # semaphores, a killed worker), the batches it did not deliver are read in-process.
-    delivered = 0
-    if workers > 1:
-        try:
-            _start_resource_tracker()
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = [pool.submit(read_batch, batch) for batch in batches]
-                try:
-                    for future in futures:
-                        if stopped():
-                            return
-                        chunk = future.result()
-                        delivered += 1
-                        report(chunk)
-                        yield chunk
-                finally:
-                    for future in futures:
-                        future.cancel()
-        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-            pass
-    for batch in batches[delivered:]:  # everything, when reading in-process
-        if stopped():
-            return
-        chunk = read_batch(batch)
-        report(chunk)
-        yield chunk
-
-
-def _start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker with the real stderr.
-
-    Textual replaces sys.stderr with an object whose fileno() is not a descriptor, and
-    the tracker hands sys.stderr.fileno() to its child: "bad value(s) in fds_to_keep".
-    """
-    from multiprocessing import resource_tracker
-
-    saved = sys.stderr
-    try:
-        usable = saved is not None and saved.fileno() >= 0
-    except Exception:
-        usable = False
-    if not usable and sys.__stderr__ is not None:
-        sys.stderr = sys.__stderr__
-    try:
-        resource_tracker.ensure_running()
-    finally:
-        sys.stderr = saved
-
-
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """A load allocates millions of small containers and no cycles; the cyclic collector
@@ -406,3 +322,7 @@ def gc_paused() -> Iterator[None]:
 
 def _os_reason(error: OSError) -> str:
     return error.strerror.lower() if error.strerror else str(error)
+
+
+# Loader processes (re-exported: the service reads through these).
+from cachetui.sources.parallel import PARALLEL_MIN_FILES, LoaderPool, Progress, expect_many_files, read_chunks  # noqa: E402
