@@ -126,7 +126,9 @@ class Index:
         self._values = parts.values
         self._codes = parts.codes
         self._stack_names = parts.stack_names
-        self._variantset_values: list[tuple[str, ...]] | None = None  # decoded when a query asks
+        self._variantset_values: list[tuple[str, ...]] | None = None  # decoded when asked
+        self._tokens: list[str] | None = None
+        self._token_sets: np.ndarray | None = None
         self._hash_order = parts.hash_order
         self._hash_keys = hash_keys(parts.hash_blob)[parts.hash_order]
         self.facet_values: dict[str, list[str]] = parts.facet_values
@@ -300,7 +302,13 @@ class Index:
         if cached is not None:
             return cached
         values = self.distinct_values(column) if values is None else values
-        passed = np.fromiter(map(keep, values), dtype=bool, count=len(values))
+        return self.rows_with_codes(column, np.fromiter(map(keep, values), dtype=bool, count=len(values)), key)
+
+    def rows_with_codes(self, column: str, passed: np.ndarray, key: Hashable) -> int:
+        """The bitset of rows whose `column` code c has passed[c] (kept under `key`, as rows_where)."""
+        cached = self._where.get((column, key))
+        if cached is not None:
+            return cached
         if passed.all():
             mask = self.all_rows
         elif not passed.any():
@@ -314,7 +322,8 @@ class Index:
 
     def distinct_values(self, column: str) -> Sequence[Any]:
         """What a column's codes stand for: text, or for stackset / variantset a tuple of it.
-        Decoded when first asked (a query naming a variant), not at start."""
+        Decoded when asked (every variant set at once: for scripts and tests; a query asks
+        about variant tokens, see variantsets_where)."""
         if column == "stackset":
             names = self._stack_names
             return [tuple(names[s] for s in stackset) for stackset in self.parts.stacksets.tolists()]
@@ -324,6 +333,27 @@ class Index:
                 self._variantset_values = [tuple(tokens[t] for t in ids) for ids in self.parts.variantsets.tolists()]  # type: ignore[misc]
             return self._variantset_values
         return self._values[column]
+
+    def variant_tokens(self) -> list[str]:
+        """Every distinct variant string (`+mpi`, `libs=shared,static`), by token code."""
+        if self._tokens is None:
+            self._tokens = self.parts.variant_tokens.take(range(len(self.parts.variant_tokens)))  # type: ignore[assignment]
+        return self._tokens  # type: ignore[return-value]
+
+    def variantsets_where(self, name_matches: np.ndarray, value_matches: np.ndarray) -> np.ndarray:
+        """Per variant set: whether its last token that `name_matches` (a bool per token code)
+        also `value_matches`. A variant named twice in a set is read as its last mention, as
+        a spec's variants are. Array work over the sets' tokens: no set is decoded."""
+        sets = self.parts.variantsets
+        if self._token_sets is None:  # which set each token occurrence belongs to
+            self._token_sets = np.repeat(np.arange(len(sets), dtype=np.int32), np.diff(sets.offsets))
+        named = np.flatnonzero(name_matches[sets.values])
+        owners = self._token_sets[named]
+        last = np.ones(len(named), dtype=bool)
+        last[:-1] = owners[1:] != owners[:-1]
+        out = np.zeros(len(sets), dtype=bool)
+        out[owners[last]] = value_matches[sets.values[named[last]]]
+        return out
 
     def rows_of(self, rows: list[int]) -> int:
         """The bitset of `rows`."""
