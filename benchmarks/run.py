@@ -1,11 +1,26 @@
-"""Benchmarks for cachetui at scale; prints a table of figures (medians and maxima).
+"""Benchmarks for cachetui at scale, whole processes; prints a table of figures.
 
-    python benchmarks/run.py [--sizes 100k,1m] [--repeat 5] [--keys 20]
+    python benchmarks/run.py [--sizes 100k,1m] [--repeat 5] [--keys 24] [--tags 3]
 
-Needs tmux (keystroke figures are measured in a real terminal: send-keys, then poll
-capture-pane until the screen shows the expected status) and, for the comparison,
-fzf. Corpora are made by benchmarks/make_corpus.py when missing. The machine is noisy:
-quote the figures of one run, and ratios within that run.
+For each corpus size (made by benchmarks/make_corpus.py when missing, in benchmarks/corpus-*):
+
+- the floor of a cold load: reading every file and decoding its JSON (msgspec, generic) on
+  one core with no other work, timed inside one process;
+- cold `cachetui stats --json` with an empty cache directory, and the peak RSS of its
+  process tree (the loader processes included), sampled every 20 ms;
+- warm `stats --json` and `lookup`, the size of the on-disk index;
+- the app in a real terminal (tmux at 160x48): first paint, usable with data, peak RSS;
+  keystrokes timed from tmux send-keys until capture-pane shows the expected status;
+- two floors for keystrokes: a bare Textual app that echoes an Input, and one that also
+  repaints as many cells a key as cachetui's frame does (counted in cachetui's compositor
+  while the same words are typed): ratios are to the second;
+- `cachetui search` (warm) against `fzf --filter` over the same specs as lines.
+
+With --tags N (N > 1), N tags of the largest size are loaded at once (the extra corpora are
+made with other seeds and tags): warm app usable with data, its RSS, warm `stats`.
+
+Needs tmux, and fzf for the comparison. The machine is noisy: quote the medians of one
+run, and ratios within it.
 """
 
 from __future__ import annotations
@@ -20,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -27,27 +43,97 @@ HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 CACHETUI = str(BIN / "cachetui")
 SIZES = {"100k": (100_000, 1_000), "1m": (1_000_000, 10_000)}
+EXTRA_TAGS = ["v0.23.1", "develop-2025-06-01", "v0.22.2", "v0.21.2"]
 TERM_SIZE = (160, 48)
 _SESSIONS = itertools.count()
 QUERIES_TYPED: dict[str, list[str]] = {}  # size -> the spec-syntax queries timed, for the report
 
 
-def corpus(size: str) -> Path:
-    path = HERE / f"corpus-{size}"
+def corpus(size: str, tag: str = "develop", seed: int = 1) -> Path:
+    path = HERE / (f"corpus-{size}" if tag == "develop" else f"corpus-{size}-{tag}")
     if not path.exists():
         specs, packages = SIZES[size]
-        subprocess.run([sys.executable, str(HERE / "make_corpus.py"), str(path), "--specs", str(specs), "--packages", str(packages)], check=True)
+        subprocess.run([sys.executable, str(HERE / "make_corpus.py"), str(path), "--specs", str(specs), "--packages", str(packages),
+                        "--tag", tag, "--seed", str(seed)], check=True)
     return path
 
 
+def child_env(cache: Path) -> dict[str, str]:
+    """The environment of the processes measured: their own cache directory, and bytecode
+    written as an installed package has it (a sandbox's PYTHONDONTWRITEBYTECODE would make
+    every process compile cachetui's modules again)."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "TERM": "xterm-256color"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def stats(xs: list[float]) -> str:
-    return f"{statistics.median(xs):8.1f} {max(xs):8.1f}"
+    return f"{statistics.median(xs):9.1f} {max(xs):9.1f}"
 
 
-def timed(cmd: list[str], env=None) -> float:
+# -- whole processes ------------------------------------------------------------------------
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and every process below it, in MB."""
+    total, pending = 0, [pid]
+    while pending:
+        p = pending.pop()
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{p}/task").iterdir():
+                pending.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            continue
+    return total / 1024
+
+
+def timed(cmd: list[str], env=None) -> tuple[float, float]:
+    """(wall ms, peak RSS of the process tree in MB) of one command."""
+    peak = 0.0
     start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
-    return (time.perf_counter() - start) * 1000
+    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss_mb(process.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    process.wait()
+    wall = (time.perf_counter() - start) * 1000
+    done.set()
+    sampler.join()
+    return wall, peak
+
+
+_FLOOR_LOAD = r'''
+import sys, time, msgspec
+from cachetui.sources import discover
+files, _ = discover([sys.argv[1]])
+decode = msgspec.json.decode
+start = time.perf_counter()
+for path in files:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    for line in data.split(b"\n"):
+        if line.startswith(b"spec_details:"):
+            decode(line[13:])
+        elif line.startswith(b"meta:"):
+            decode(line[5:])
+print((time.perf_counter() - start) * 1000)
+'''
+
+
+def load_floor(root: Path) -> float:
+    """ms to read every file and decode its JSON, on one core, in a process of its own."""
+    done = subprocess.run([sys.executable, "-c", _FLOOR_LOAD, str(root)], capture_output=True, text=True, check=True)
+    return float(done.stdout.strip())
 
 
 # -- a terminal ---------------------------------------------------------------------------
@@ -96,16 +182,79 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def floor_keystrokes(word: str, fps: str | None = None) -> list[float]:
-    env = os.environ.copy()
-    if fps is not None:
-        env["TEXTUAL_FPS"] = fps
-    term = Tmux([sys.executable, str(HERE / "floor_app.py")], env)
+def floor_keystrokes(word: str, cells: int = 0) -> list[float]:
+    command = [sys.executable, str(HERE / "floor_app.py")] + (["--cells", str(cells)] if cells else [])
+    term = Tmux(command, os.environ.copy())
     try:
         term.wait(lambda s: "echo:" in s)
+        time.sleep(0.3)
         return [term.key_and_wait(ch, lambda s, v=word[: i + 1]: f"echo: {v}|" in s) for i, ch in enumerate(word)]
     finally:
         term.close()
+
+
+# Runs in the app's process (as `python probe.py LOG [args]`): counts the cells each
+# compositor update sends, and notes each key.
+_CELLS_PROBE = r'''
+import atexit, json, sys, time
+from textual import events
+from textual._compositor import Compositor
+log = []
+log_path = sys.argv.pop(1)
+atexit.register(lambda: open(log_path, "w").write(json.dumps(log)))
+render = Compositor.render_update
+def counted(self, *args, **kwargs):
+    update = render(self, *args, **kwargs)
+    if update is not None:
+        spans = getattr(update, "spans", None)
+        cells = sum(x2 - x1 for _, x1, x2 in spans) if spans is not None else self.size.width * self.size.height
+        log.append((time.perf_counter(), "cells", cells))
+    return update
+Compositor.render_update = counted
+def note_keys(cls):
+    class Probe(cls):
+        async def on_event(self, event):
+            if isinstance(event, events.Key):
+                log.append((time.perf_counter(), "key", 0))
+            return await super().on_event(event)
+    return Probe
+if sys.argv[1] == "floor":
+    sys.path.insert(0, sys.argv[2])
+    import floor_app
+    note_keys(floor_app.Floor)(int(sys.argv[3])).run()
+else:
+    from cachetui.app import CacheTUI
+    note_keys(CacheTUI)(sources=sys.argv[1:]).run()
+'''
+
+
+def cells_a_key(args: list[str], ready: str, keys: list[str], env: dict[str, str]) -> list[int]:
+    """Cells repainted after each key (until the next), in the probe's app in tmux."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "log.json"
+        probe = Path(tmp) / "probe.py"
+        probe.write_text(_CELLS_PROBE)
+        term = Tmux([sys.executable, str(probe), str(log), *args], env)
+        try:
+            term.wait(lambda s: ready in s)
+            time.sleep(0.5)
+            for key in keys:
+                term.run("send-keys", "-t", "b", *(["-l", key] if len(key) == 1 else [key]))
+                time.sleep(0.2)
+            term.run("send-keys", "-t", "b", "C-q")
+            deadline = time.time() + 20
+            while not log.exists() and time.time() < deadline:
+                time.sleep(0.1)
+        finally:
+            term.close()
+        entries = json.loads(log.read_text()) if log.exists() else []
+    per_key: list[int] = []
+    for _, kind, cells in entries:
+        if kind == "key":
+            per_key.append(0)
+        elif per_key:
+            per_key[-1] += cells
+    return per_key[1:]  # (the first key focuses the box, or is the first echo)
 
 
 # -- the measurements ---------------------------------------------------------------------
@@ -121,23 +270,27 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     root = corpus(size)
     figures: dict[str, list[float]] = {}
     cache = Path(tempfile.mkdtemp(prefix="cachetui-bench-"))
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "TERM": "xterm-256color"}
+    env = child_env(cache)
+    subprocess.run([CACHETUI, "--version"], env=env, capture_output=True)  # bytecode compiled, as an install has it
 
-    # Cold load, in-process, no on-disk index; peak RSS of one cold `stats` process.
-    figures["cold load (in-process) ms"] = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        report = IndexService([str(root)], use_cache=False).load()
-        figures["cold load (in-process) ms"].append((time.perf_counter() - start) * 1000)
-    index = report.index
-    usage = subprocess.run(["/usr/bin/time", "-f", "%M", CACHETUI, "stats", str(root), "--json", "--no-cache"], capture_output=True, text=True)
-    figures["cold stats peak RSS MB"] = [int(usage.stderr.strip().splitlines()[-1]) / 1024]
+    # Cold: the floor, then whole `stats` processes with an empty cache directory each.
+    figures["floor: read + decode every file, 1 core ms"] = [load_floor(root) for _ in range(repeat)]
+    colds = []
+    for i in range(repeat):
+        colds.append(timed([CACHETUI, "stats", str(root), "--json", "--cache-dir", str(cache / f"cold-{i}")]))
+        shutil.rmtree(cache / f"cold-{i}", ignore_errors=True)
+    figures["cold `stats --json` ms"] = [wall for wall, _ in colds]
+    figures["cold `stats` peak RSS, process tree MB"] = [rss for _, rss in colds]
 
     # Warm: whole processes with the on-disk index present.
     subprocess.run([CACHETUI, "stats", str(root), "--json"], env=env, capture_output=True)
-    figures["warm `stats --json` ms"] = [timed([CACHETUI, "stats", str(root), "--json"], env) for _ in range(repeat)]
+    warm = [timed([CACHETUI, "stats", str(root), "--json"], env) for _ in range(repeat)]
+    figures["warm `stats --json` ms"] = [wall for wall, _ in warm]
+    figures["warm `stats` RSS MB"] = [rss for _, rss in warm]
+    index = IndexService([str(root)], cache_dir=cache / "cachetui").load().index
+    figures["on-disk index MB"] = [sum(p.stat().st_size for p in (cache / "cachetui").glob("index-*")) / 1e6]
     prefix = index.hashes[len(index.hashes) // 2][:7]
-    figures["warm `lookup` ms"] = [timed([CACHETUI, "lookup", prefix, str(root)], env) for _ in range(repeat)]
+    figures["warm `lookup` ms"] = [timed([CACHETUI, "lookup", prefix, str(root)], env)[0] for _ in range(repeat)]
 
     # Hash prefix lookup inside the index.
     rng = random.Random(1)
@@ -163,9 +316,9 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
             evaluate(index, Filter(query[:i]))
             evaluations.append((time.perf_counter() - start) * 1000)
     figures["evaluate: constraint query prefix ms"] = evaluations
+    total = f"{index.n_packages} of {index.n_packages} packages · {index.n_specs} of {index.n_specs} specs"
     term = Tmux([CACHETUI, str(root)], env)
     try:
-        total = f"{index.n_packages} of {index.n_packages} packages · {index.n_specs} of {index.n_specs} specs"
         figures["app: first paint ms"] = [term.wait(lambda s: "Filters" in s)]
         figures["app: warm, usable with data ms"] = [term.wait(lambda s: total in s) + figures["app: first paint ms"][0]]
         term.run("send-keys", "-t", "b", "/")
@@ -204,15 +357,52 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     finally:
         term.close()
 
-    floor = []
-    for word in words:
-        floor.extend(floor_keystrokes(word + word[::-1]))
-    figures["floor: bare Textual keystroke ms"] = floor
-    # The floor runs as Textual comes (60 frames a second); cachetui asks for 120. For
-    # comparison, not for the ratios: the same floor at 120.
-    figures["floor at TEXTUAL_FPS=120 ms"] = [t for word in words for t in floor_keystrokes(word + word[::-1], "120")]
+    # What the app repaints a keystroke, then the floors: an echo, and an echo that also
+    # repaints that many cells.
+    # (A key that repaints nothing, as tmux's second byte of some keys, is not counted.)
+    typed = [k for word in words for k in [*word, *["BSpace"] * len(word)]]
+    ours = [c for c in cells_a_key([str(root)], total, ["/", *typed], env) if c] or [0]
+    echo = [c for c in cells_a_key(["floor", str(HERE), "0"], "echo:", ["a", *typed], os.environ.copy()) if c] or [0]
+    paint = max(0, int(statistics.median(ours) - statistics.median(echo)))
+    figures["cachetui: cells repainted a keystroke"] = [float(c) for c in ours]
+    figures["floor, echo: keystroke ms"] = [t for word in words for t in floor_keystrokes(word + word[::-1])]
+    figures["floor, echo + same cells: keystroke ms"] = [t for word in words for t in floor_keystrokes(word + word[::-1], paint)]
+    floor_cells = [c for c in cells_a_key(["floor", str(HERE), str(paint)], "echo:", ["a", *typed], os.environ.copy()) if c] or [0]
+    figures["floor, echo + same cells: cells a keystroke"] = [float(c) for c in floor_cells]
 
-    figures.update(_versus_fzf(root, index, words, env))
+    figures.update(_versus_fzf(root, index, words, env, repeat))
+    shutil.rmtree(cache, ignore_errors=True)
+    return figures
+
+
+def measure_tags(size: str, count: int, repeat: int) -> dict[str, list[float]]:
+    """`count` tags of `size` specs each, loaded together: the warm app and `stats`."""
+    sys.path.insert(0, str(HERE.parent))
+    from cachetui.service import IndexService
+
+    roots = [corpus(size)] + [corpus(size, tag, seed=2 + i) for i, tag in enumerate(EXTRA_TAGS[: count - 1])]
+    cache = Path(tempfile.mkdtemp(prefix="cachetui-bench-tags-"))
+    env = child_env(cache)
+    figures: dict[str, list[float]] = {}
+    cold = timed([CACHETUI, "stats", *map(str, roots), "--json"], env)
+    figures[f"{count} tags: cold `stats --json` ms"] = [cold[0]]
+    figures[f"{count} tags: cold `stats` peak RSS, process tree MB"] = [cold[1]]
+    warm = [timed([CACHETUI, "stats", *map(str, roots), "--json"], env) for _ in range(repeat)]
+    figures[f"{count} tags: warm `stats --json` ms"] = [wall for wall, _ in warm]
+    figures[f"{count} tags: on-disk index MB"] = [sum(p.stat().st_size for p in (cache / "cachetui").glob("index-*")) / 1e6]
+    index = IndexService(list(map(str, roots)), cache_dir=cache / "cachetui").load().index
+    total = f"{index.n_packages} of {index.n_packages} packages · {index.n_specs} of {index.n_specs} specs"
+    usable, rss = [], []
+    for _ in range(repeat):
+        term = Tmux([CACHETUI, *map(str, roots)], env)
+        try:
+            usable.append(term.wait(lambda s: total in s))
+            time.sleep(1.0)  # let it settle, as a user would look at it
+            rss.append(peak_rss_mb(term.pid()))
+        finally:
+            term.close()
+    figures[f"{count} tags: app warm, usable with data ms"] = usable
+    figures[f"{count} tags: app peak RSS MB"] = rss
     shutil.rmtree(cache, ignore_errors=True)
     return figures
 
@@ -226,7 +416,7 @@ def _constraint_queries(index) -> list[str]:
     name, _, version = compiler.partition("@")
     os_counts = index.facet_counts_in("os", None)
     os_value = index.facet_values["os"][os_counts.index(max(os_counts))]
-    variants = Counter(v for vs in index.distinct_values("variantset") for v in vs if v.startswith("+"))
+    variants = Counter(v for v in index.variant_tokens() if v.startswith("+"))
     variant = variants.most_common(1)[0][0] if variants else "+shared"
     target = index.facet_values["target"][0]
     word = next(n for n in index.packages if len(n) >= 4)[:3]
@@ -282,8 +472,9 @@ def _query_words(index, evaluate, Filter, keys: int) -> list[str]:
     return words
 
 
-def _versus_fzf(root: Path, index, words: list[str], env) -> dict[str, list[float]]:
-    """`cachetui search` (warm) against `fzf --filter` over the same specs as lines."""
+def _versus_fzf(root: Path, index, words: list[str], env, repeat: int) -> dict[str, list[float]]:
+    """`cachetui search` (warm, its default output) against `fzf --filter` over the same specs
+    as lines (package@version %compiler arch=... /hash stacks), each query `repeat` times."""
     if not shutil.which("fzf"):
         return {}
     lines = Path(tempfile.mkstemp(suffix=".txt")[1])
@@ -293,13 +484,15 @@ def _versus_fzf(root: Path, index, words: list[str], env) -> dict[str, list[floa
             out.write(f"{index.package_name(row)}@{f('version', row)} %{f('compiler', row)} arch={f('platform', row)}-{f('os', row)}-{f('target', row)} /{index.hashes[row]} {','.join(index.stacks(row))}\n")
     out: dict[str, list[float]] = {}
     for word in words[:4]:
-        with lines.open() as source:
-            start = time.perf_counter()
-            subprocess.run(["fzf", "--filter", word], stdin=source, stdout=subprocess.DEVNULL)
-            fzf = (time.perf_counter() - start) * 1000
-        ours = timed([CACHETUI, "search", word, str(root)], env)
-        out[f"search {word!r}: cachetui ms"] = [ours]
-        out[f"search {word!r}: fzf --filter ms"] = [fzf]
+        fzf, ours = [], []
+        for _ in range(repeat):
+            with lines.open() as source:
+                start = time.perf_counter()
+                subprocess.run(["fzf", "--filter", word], stdin=source, stdout=subprocess.DEVNULL)
+                fzf.append((time.perf_counter() - start) * 1000)
+            ours.append(timed([CACHETUI, "search", word, str(root)], env)[0])
+        out[f"search {word!r}: cachetui ms"] = ours
+        out[f"search {word!r}: fzf --filter ms"] = fzf
     lines.unlink()
     return out
 
@@ -309,20 +502,28 @@ def main() -> None:
     parser.add_argument("--sizes", default="100k,1m")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--keys", type=int, default=24, help="about how many keystrokes to time")
+    parser.add_argument("--tags", type=int, default=1, help="also load this many tags of the largest size at once")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args()
-    results = {size: measure(size, args.repeat, args.keys) for size in args.sizes.split(",")}
-    for size in results:
+    sizes = args.sizes.split(",")
+    results = {size: measure(size, args.repeat, args.keys) for size in sizes}
+    if args.tags > 1:
+        results[f"{args.tags} tags of {sizes[-1]}"] = measure_tags(sizes[-1], args.tags, args.repeat)
+    for size in QUERIES_TYPED:
         print(f"constraint queries at {size}: " + ", ".join(repr(q) for q in QUERIES_TYPED[size]))
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; terminal {TERM_SIZE[0]}x{TERM_SIZE[1]} in tmux")
     for size, figures in results.items():
-        print(f"\n{size} ({'':>1}median      max)")
+        print(f"\n{size} {'median':>52} {'max':>9}")
         for name, xs in figures.items():
-            print(f"  {name:<46} {stats(xs)}")
-        floor = statistics.median(figures["floor: bare Textual keystroke ms"])
-        for name in ("app: search keystroke ms", "app: constraint keystroke ms", "app: facet toggle ms"):
-            label = name.replace(" ms", "") + " / floor (medians)"
-            print(f"  {label:<46} {statistics.median(figures[name]) / floor:8.2f}")
+            print(f"  {name:<50} {stats(xs)}")
+        if "cold `stats --json` ms" in figures:
+            floor = statistics.median(figures["floor: read + decode every file, 1 core ms"])
+            print(f"  {'cold `stats` / load floor (medians)':<50} {statistics.median(figures['cold `stats --json` ms']) / floor:9.2f}")
+            for base in ("floor, echo: keystroke ms", "floor, echo + same cells: keystroke ms"):
+                key_floor = statistics.median(figures[base])
+                for name in ("app: search keystroke ms", "app: constraint keystroke ms", "app: facet toggle ms"):
+                    label = f"{name.replace(' ms', '')} / {base.split(':')[0]}"
+                    print(f"  {label:<50} {statistics.median(figures[name]) / key_floor:9.2f}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 
