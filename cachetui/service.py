@@ -102,7 +102,7 @@ class IndexService:
             read_problems: list[LoadProblem] = []
 
             def chunks() -> Iterator[ColumnChunk]:
-                for chunk in read_chunks(files, progress, cancelled, pool=pool):
+                for chunk in read_chunks(files, progress, cancelled, pool=pool, sizes={s[0]: s[1] for s in stamps}):
                     read_problems.extend(chunk.problems)
                     yield chunk
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cachetui.sources.database import NODE_KINDS, UNRESOLVED, DatabaseFile, record_rank, deptype_names, BUILD, LINK, RUN
+from cachetui.sources.database import NODE_KINDS, deptype_names, BUILD, LINK, RUN
+from cachetui.sources.nodes import NodeColumns, merge
 
 
 @dataclass
@@ -187,99 +188,64 @@ def _text_rank(values: list[str]) -> np.ndarray:
     return rank
 
 
-def build_graph(files: Iterable[DatabaseFile], row_hashes: bytes | memoryview) -> GraphParts:
+def build_graph(files: Iterable[NodeColumns], row_hashes: bytes | memoryview) -> GraphParts:
     """One graph from every database's nodes and edges. A hash in several files is one node:
-    its first record wins (over a mere mention by an edge), and its edges are that record's."""
-    node_of: dict[str, int] = {}
-    hashes: list[str] = []
-    names: list[str] = []
-    versions: list[str] = []
-    compilers: list[str] = []
-    kinds: list[int] = []
-    compiler_sources: list[int] = []
-    external_paths: dict[int, str] = {}
-    edge_from: list[np.ndarray] = []
-    edge_to: list[np.ndarray] = []
-    edge_types: list[np.ndarray] = []
-    edge_virtuals: list[list[tuple[str, ...]]] = []
-    for db in files:
-        ids = np.empty(len(db.hashes), dtype=np.int32)
-        owns = np.zeros(len(db.hashes), dtype=bool)  # this file's record of the node is the one kept
-        if not node_of:  # the first file: every node is new (the common case: one index)
-            node_of = dict(zip(db.hashes, range(len(db.hashes))))
-            hashes, names, versions, compilers = list(db.hashes), list(db.names), list(db.versions), list(db.compilers)
-            kinds, compiler_sources = list(db.kinds), list(db.compiler_sources)
-            ids[:] = np.arange(len(db.hashes))
-            owns[:] = np.frombuffer(bytes(db.kinds), dtype=np.uint8) != UNRESOLVED
-            external_paths.update(db.external_paths)
-        else:
-            for at, hash_ in enumerate(db.hashes):
-                node = node_of.get(hash_)
-                if node is None:
-                    node = node_of[hash_] = len(hashes)
-                    hashes.append(hash_)
-                    names.append(db.names[at])
-                    versions.append(db.versions[at])
-                    compilers.append(db.compilers[at])
-                    kinds.append(db.kinds[at])
-                    compiler_sources.append(db.compiler_sources[at])
-                    owns[at] = db.kinds[at] != UNRESOLVED
-                    if at in db.external_paths:
-                        external_paths[node] = db.external_paths[at]
-                elif kinds[node] == UNRESOLVED and db.kinds[at] != UNRESOLVED:
-                    names[node], versions[node], compilers[node] = db.names[at], db.versions[at], db.compilers[at]
-                    kinds[node], compiler_sources[node] = db.kinds[at], db.compiler_sources[at]
-                    owns[at] = True
-                    if at in db.external_paths:
-                        external_paths[node] = db.external_paths[at]
-                elif record_rank(db.kinds[at]) > record_rank(kinds[node]):
-                    # A better record of a hash already known (a binary in another cache, or
-                    # over a spec file's dependency): its fields; the edges stay the first's.
-                    names[node], versions[node], compilers[node] = db.names[at], db.versions[at], db.compilers[at]
-                    kinds[node], compiler_sources[node] = db.kinds[at], db.compiler_sources[at]
-                ids[at] = node
-        if len(db.edge_from):
-            sources = np.frombuffer(db.edge_from, dtype=np.int32)
-            keep = owns[sources]
-            edge_from.append(ids[sources[keep]])
-            edge_to.append(ids[np.frombuffer(db.edge_to, dtype=np.int32)[keep]])
-            edge_types.append(np.frombuffer(db.edge_types, dtype=np.uint8)[keep])
-            edge_virtuals.append([v for v, k in zip(db.edge_virtuals, keep.tolist()) if k])
-    n = len(hashes)
+    its best record's fields, its first record's edges (sources/nodes.py: merge)."""
+    merged = merge(list(files))
+    rows = len(row_hashes) // 32
+    n = merged.n_nodes
     if not n:
-        return GraphParts(row_nodes=np.full(len(row_hashes) // 32, -1, dtype=np.int32))
-
-    sources = np.concatenate(edge_from) if edge_from else np.zeros(0, np.int32)
-    targets = np.concatenate(edge_to) if edge_to else np.zeros(0, np.int32)
-    types = np.concatenate(edge_types) if edge_types else np.zeros(0, np.uint8)
-    virtual_code: dict[tuple[str, ...], int] = {(): 0}
-    virtuals = np.fromiter((virtual_code.setdefault(v, len(virtual_code)) for part in edge_virtuals for v in part), dtype=np.int32, count=len(sources))
+        return GraphParts(row_nodes=np.full(rows, -1, dtype=np.int32))
+    sources = np.frombuffer(merged.edge_from, dtype=np.int32)
+    targets = np.frombuffer(merged.edge_to, dtype=np.int32)
+    types = np.frombuffer(merged.edge_types, dtype=np.uint8)
+    virtuals = np.frombuffer(merged.edge_virtuals, dtype=np.int32)
     order = np.argsort(sources, kind="stable")  # edges grouped by node, in file order
     sources, targets, types, virtuals = sources[order], targets[order], types[order], virtuals[order]
     starts = np.concatenate(([0], np.cumsum(np.bincount(sources, minlength=n)))).astype(np.int64)
     reverse = np.argsort(targets, kind="stable").astype(np.int32)
     reverse_starts = np.concatenate(([0], np.cumsum(np.bincount(targets, minlength=n)))).astype(np.int64)
-
-    row_nodes = np.fromiter((node_of.get(h, -1) for h in _split(row_hashes)), dtype=np.int32, count=len(row_hashes) // 32)
-    name_table, name_codes = _interned(names)
-    version_table, version_codes = _interned(versions)
-    compiler_table, compiler_codes = _interned(compilers)
     return GraphParts(
-        node_hashes="".join(hashes).encode("ascii"), names=name_table, versions=version_table, compilers=compiler_table,
-        name_codes=name_codes, version_codes=version_codes, compiler_codes=compiler_codes,
-        kinds=np.array(kinds, dtype=np.uint8), compiler_sources=np.array(compiler_sources, dtype=np.uint8),
-        external_paths=external_paths, edge_starts=starts, edge_to=targets.astype(np.int32), edge_types=types,
-        edge_virtuals=virtuals, virtual_sets=[list(v) for v in virtual_code], reverse_starts=reverse_starts,
-        reverse_edges=reverse, row_nodes=row_nodes,
+        node_hashes=merged.hashes, names=list(merged.tables["name"]), versions=list(merged.tables["version"]),
+        compilers=list(merged.tables["compiler"]), name_codes=_int32(merged.codes["name"]),
+        version_codes=_int32(merged.codes["version"]), compiler_codes=_int32(merged.codes["compiler"]),
+        kinds=np.frombuffer(merged.kinds, dtype=np.uint8).copy(), compiler_sources=np.frombuffer(merged.compiler_sources, dtype=np.uint8).copy(),
+        external_paths=dict(merged.external_paths), edge_starts=starts, edge_to=targets.astype(np.int32), edge_types=types,
+        edge_virtuals=virtuals, virtual_sets=[list(v) for v in merged.virtual_sets], reverse_starts=reverse_starts,
+        reverse_edges=reverse, row_nodes=_nodes_of(merged.hashes, row_hashes),
     )
 
 
-def _split(blob: bytes | memoryview) -> Iterable[str]:
-    text = str(blob, "ascii")
-    return (text[i : i + 32] for i in range(0, len(text), 32))
+def _int32(codes) -> np.ndarray:
+    return np.frombuffer(codes, dtype=np.int32).copy() if not isinstance(codes, np.ndarray) else codes.astype(np.int32)
 
 
-def _interned(values: list[str]) -> tuple[list[str], np.ndarray]:
-    table: dict[str, int] = {}
-    codes = np.fromiter((table.setdefault(v, len(table)) for v in values), dtype=np.int32, count=len(values))
-    return list(table), codes
+def _nodes_of(node_hashes: bytes, row_hashes: bytes | memoryview) -> np.ndarray:
+    """The node of each row's hash, -1 where none: a sort and a search, then the whole
+    hashes compared (two hashes may share their first 8 characters)."""
+    rows = len(row_hashes) // 32
+    if not rows:
+        return np.zeros(0, dtype=np.int32)
+    nodes = np.frombuffer(node_hashes, dtype="S32")
+    wanted = np.frombuffer(row_hashes, dtype="S32")
+    node_keys = np.frombuffer(node_hashes, dtype=">u8").reshape(-1, 4)[:, 0]
+    row_keys = np.frombuffer(row_hashes, dtype=">u8").reshape(-1, 4)[:, 0]
+    order = np.argsort(node_keys, kind="stable")
+    sorted_keys = node_keys[order]
+    at = np.searchsorted(sorted_keys, row_keys)
+    found = at < len(sorted_keys)
+    out = np.full(rows, -1, dtype=np.int32)
+    candidate = order[np.minimum(at, len(order) - 1)]
+    exact = found & (nodes[candidate] == wanted)
+    out[exact] = candidate[exact]
+    # A row whose key is shared by several nodes, and not the first of them: look on.
+    for row in np.flatnonzero(found & ~exact & (sorted_keys[np.minimum(at, len(order) - 1)] == row_keys)).tolist():
+        position = int(at[row])
+        while position < len(order) and sorted_keys[position] == row_keys[row]:
+            if nodes[order[position]] == wanted[row]:
+                out[row] = order[position]
+                break
+            position += 1
+    return out
+
+

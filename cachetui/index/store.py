@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cachetui.sources.columns import COLUMNS, ColumnChunk
-from cachetui.sources.database import DatabaseFile
+from cachetui.sources.nodes import NodeColumns
 from cachetui.sources.mirror import BinaryFiles, Origin, binary_files
 from cachetui.sources.summary import BUILD_COLUMNS
 from cachetui.index.graph import Graph, GraphParts, build_graph
@@ -399,7 +399,7 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     sizes: list[np.ndarray | int] = []  # an array, or how many rows of unknown size
     blobs: list[bytes] = []
     bits_parts: list[np.ndarray] = []
-    graphs: list[DatabaseFile] = []
+    graphs: list[NodeColumns] = []
     origins: dict[str, Origin] = {}
     claimed: set[str] = set()
     for chunk in chunks:

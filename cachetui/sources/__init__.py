@@ -24,6 +24,8 @@ from cachetui.sources.mirror import MIRROR_DIRECTORIES, V2_INDEX, V3_INDEX, Orig
 from cachetui.model import LoadProblem
 from cachetui.sources.summary import NotASummary, OlderPage, SummaryFile, read_summary, read_summary_bytes
 from cachetui.sources.specfile import looks_like_spec_file, read_old_page, read_spec_file
+from cachetui.sources.nodes import NodeColumns
+from cachetui.sources.split import Plan
 
 Loaded = SummaryFile | DatabaseFile
 
@@ -288,6 +290,47 @@ def _kind_of(head: bytes) -> str:
 
 
 _NOT_KNOWN_JSON = "JSON, but not a Spack build-cache index, spec file, index manifest or tag map"
+
+
+def large_database(file: str | SourceFile) -> Plan | None:
+    """How to read a file in parts (sources/split.py), when it is a large plain database, or
+    a v3 index manifest whose blob is one; None for anything else (read whole)."""
+    from cachetui.sources.split import SPLIT_BYTES, plan
+
+    path, origin, shown = (file, None, None) if isinstance(file, str) else (file.path, file.origin, file.shown_as)
+    try:
+        size = os.stat(path).st_size
+        if size < _SNIFF_BYTES and path.endswith("index.manifest.json"):  # a v3 index: its blob
+            root = origin.root if origin is not None and origin.root is not None else origin_of(os.path.abspath(path)).root
+            if root is None:
+                return None
+            with open(path, "rb") as handle:
+                path = os.path.join(root, *index_blob_of(handle.read(), shown or path).split("/"))
+            size = os.stat(path).st_size
+        if size <= SPLIT_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            if not looks_like_database(handle.read(_SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")):
+                return None
+    except Exception:  # an unreadable file, a manifest naming no blob: the whole-file reader says why
+        return None
+    return plan(path, file if isinstance(file, str) else file.name, size)
+
+
+def read_large(plan_: Plan, source: str, origin: Origin | None, parts: list[NodeColumns], problems: list[LoadProblem]) -> ColumnChunk:
+    """One chunk from a large database's parts, read (in parts, by any process) as planned."""
+    from cachetui.sources.database import version_problems
+    from cachetui.sources.nodes import merge
+    from cachetui.sources.split import version_text
+
+    chunk = ColumnChunk()
+    nodes = merge(parts)
+    chunk.problems.extend(version_problems(version_text(plan_), plan_.name))
+    chunk.problems.extend(problems)
+    chunk.add_columns(nodes, source, origin)
+    if not chunk.rows and not any(p.severity == "error" for p in chunk.problems):
+        chunk.problems.append(LoadProblem(plan_.name, "lists no binaries", "warning"))
+    return chunk
 
 
 def read_batch(files: list[str | SourceFile]) -> ColumnChunk:

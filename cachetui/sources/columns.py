@@ -5,6 +5,7 @@ processes (arrays and small tables), and merged by table look-ups rather than pe
 
 from __future__ import annotations
 
+import math
 from array import array
 from itertools import chain
 from operator import attrgetter
@@ -14,6 +15,7 @@ from typing import Any
 from cachetui.model import LoadProblem, normalise_compiler
 from cachetui.sources.database import DatabaseFile
 from cachetui.sources.mirror import Origin, v2_compiler, v2_tarball_around_hash
+from cachetui.sources.nodes import NodeColumns
 from cachetui.sources.summary import BUILD_COLUMNS, LIST_COLUMNS, UNTAGGED, Record, SummaryFile, size_of, tarball_of
 
 # Interned per row. "build" codes a row's (version, compiler, platform, os, target): each
@@ -56,9 +58,9 @@ class ColumnChunk:
         self.problems: list[LoadProblem] = []
         self.files = 0
         self.rows = 0
-        # Databases, for the dependency graph: each file's nodes and edges (its row columns
-        # dropped once they are in the columns above), and where it came from.
-        self.graphs: list[DatabaseFile] = []
+        # Databases, for the dependency graph: each file's nodes and edges in arrays, and
+        # where it came from.
+        self.graphs: list[NodeColumns] = []
         self.origins: dict[str, Origin] = {}
         self.claimed: list[str] = []  # absolute paths of spec files that older pages read
 
@@ -123,8 +125,58 @@ class ColumnChunk:
             self.rows += n
         # Every database goes to the graph, edges or not: a spec with none has an empty
         # tree (not "no dependency information"), and others' edges resolve to it.
-        db.platforms = db.oss = db.targets = db.variants = []  # in the columns now; not shipped twice
-        self.graphs.append(db)
+        self.graphs.append(db.to_columns())
+
+    def add_columns(self, nodes: NodeColumns, source: str, origin: Origin | None) -> None:
+        """The binaries of a database already in arrays (a large file's merged parts) as rows;
+        all its nodes for the graph. Only into a new chunk: its tables are the nodes' own."""
+        import numpy as np
+
+        from cachetui.sources.database import BINARY
+
+        assert not self.rows, "add_columns takes a new chunk"
+        self.files += 1
+        if origin is not None and (origin.root is not None or origin.tag or origin.stacks):
+            self.origins[source] = origin
+        listed = np.flatnonzero(np.frombuffer(nodes.kinds, dtype=np.uint8) == BINARY)
+        n = len(listed)
+        if n:
+            tag = (origin.tag if origin is not None else None) or UNTAGGED
+            self._constant("tag", tag, n)
+            self._constant("source", source, n)
+            self._constant("stacks", tuple(sorted(set(origin.stacks))) if origin is not None else (), n)
+            self._constant("tarball_root", None, n)
+            self._constant("tarball_text", None, n)
+
+            def codes(column: str) -> np.ndarray:
+                return np.frombuffer(nodes.codes[column], dtype=np.int32)[listed]
+
+            self.values["package"], self.codes["package"] = list(nodes.tables["name"]), array("i", codes("name").tobytes())
+            self.values["variants"], self.codes["variants"] = list(nodes.tables["variants"]), array("i", codes("variants").tobytes())
+            # A build: its five codes packed into one integer (each under its table's size),
+            # so that finding the distinct ones is one sort of integers (a table of tuples
+            # would be a Python object a row).
+            sizes = [max(1, len(nodes.tables[column])) for column in BUILD_COLUMNS]
+            for column in BUILD_COLUMNS:
+                self.values[column] = list(nodes.tables[column])
+            if math.prod(sizes) < 1 << 63:
+                key = np.zeros(n, dtype=np.uint64)
+                for column, size in zip(BUILD_COLUMNS, sizes):
+                    key = key * np.uint64(size) + codes(column).astype(np.uint64)
+                distinct, rows = np.unique(key, return_inverse=True)
+                builds = np.empty((len(distinct), len(BUILD_COLUMNS)), dtype=np.int32)
+                for at in range(len(BUILD_COLUMNS) - 1, -1, -1):
+                    builds[:, at] = (distinct % np.uint64(sizes[at])).astype(np.int32)
+                    distinct //= np.uint64(sizes[at])
+            else:  # tables too large to pack (a crafted file): compare the codes themselves
+                builds, rows = np.unique(np.stack([codes(c) for c in BUILD_COLUMNS], axis=1), axis=0, return_inverse=True)
+                builds = builds.astype(np.int32)
+            self.build_parts = array("i", builds.tobytes())
+            self.codes["build"] = array("i", rows.reshape(-1).astype(np.int32).tobytes())
+            self.hash_blob = np.frombuffer(nodes.hashes, dtype="S32")[listed].tobytes()
+            self.sizes = array("q", [nodes.sizes.get(int(at), -1) for at in listed]) if nodes.sizes else _UNKNOWN_SIZE * n
+            self.rows = n
+        self.graphs.append(nodes)
 
     def seal(self) -> ColumnChunk:
         """Pack the hashes into one blob (32 bytes a row) before sending."""

@@ -24,6 +24,7 @@ from typing import Any
 import msgspec
 
 from cachetui.model import FLAG_KEYS, NO_COMPILER, LoadProblem, normalise_compiler
+from cachetui.sources.nodes import NODE_COLUMNS, NodeColumns, coded
 
 HASH_RE = re.compile(r"^[a-z2-7]{32}$")
 _BASE32_RUN = re.compile(r"[a-z2-7]*")
@@ -172,6 +173,8 @@ class DatabaseFile:
     edge_types: array = field(default_factory=lambda: array("B"))
     edge_virtuals: list[tuple[str, ...]] = field(default_factory=list)
     sizes: dict[int, int] = field(default_factory=dict)  # node -> bytes, where a spec file says
+    # The node a c/cxx/fortran build edge leads to (the compiler), -1 where none.
+    compiler_targets: array = field(default_factory=lambda: array("i"))
     problems: list[LoadProblem] = field(default_factory=list)
     tag: str | None = None  # where the file itself names one (an older cache.spack.io page)
     claimed: list[str] = field(default_factory=list)  # spec files an older page read: not sources of their own
@@ -181,12 +184,28 @@ class DatabaseFile:
         """The positions of the binaries: what the cache offers."""
         return [i for i, kind in enumerate(self.kinds) if kind == BINARY]
 
+    def to_columns(self) -> NodeColumns:
+        """The nodes and edges in arrays, as the graph is built from them."""
+        n = len(self.hashes)
+        out = NodeColumns(
+            hashes="".join(self.hashes).encode("ascii"), kinds=array("B", self.kinds), compiler_sources=array("B", self.compiler_sources),
+            compiler_targets=array("i", self.compiler_targets) if len(self.compiler_targets) == n else array("i", [-1]) * n,
+            external_paths=dict(self.external_paths), sizes=dict(self.sizes), edge_from=array("i", self.edge_from),
+            edge_to=array("i", self.edge_to), edge_types=array("B", self.edge_types))
+        for column, values in zip(NODE_COLUMNS, (self.names, self.versions, self.compilers, self.platforms, self.oss, self.targets, self.variants)):
+            out.tables[column], out.codes[column] = coded(values)
+        out.virtual_sets, out.edge_virtuals = coded([(), *self.edge_virtuals])
+        del out.edge_virtuals[0]  # () first: code 0 is "no virtuals"
+        return out
+
     def extend(self, other: DatabaseFile) -> None:
         """Add another file's nodes and edges (a hash already here keeps its first record;
         one that was only named by an edge takes the record)."""
         position = dict(zip(self.hashes, range(len(self.hashes))))
         mapped = []
+        taken = []  # (my node, its record's position in other): their compiler edges map later
         columns = ("hashes", "names", "versions", "compilers", "platforms", "oss", "targets", "variants")
+        self.compiler_targets.extend(array("i", [-1]) * (len(self.hashes) - len(self.compiler_targets)))
         for at, hash_ in enumerate(other.hashes):
             mine = position.get(hash_)
             if mine is None:
@@ -195,6 +214,8 @@ class DatabaseFile:
                     getattr(self, column).append(getattr(other, column)[at])
                 self.compiler_sources.append(other.compiler_sources[at])
                 self.kinds.append(other.kinds[at])
+                self.compiler_targets.append(-1)
+                taken.append((mine, at))
             elif record_rank(other.kinds[at]) > record_rank(self.kinds[mine]):
                 # A better record of the same hash: a binary over a spec file's mere
                 # dependency, anything over a hash only an edge named.
@@ -202,7 +223,12 @@ class DatabaseFile:
                     getattr(self, column)[mine] = getattr(other, column)[at]
                 self.compiler_sources[mine] = other.compiler_sources[at]
                 self.kinds[mine] = other.kinds[at]
+                taken.append((mine, at))
             mapped.append(mine)
+        if len(other.compiler_targets) == len(other.hashes):
+            for mine, at in taken:
+                if other.compiler_targets[at] >= 0:
+                    self.compiler_targets[mine] = mapped[other.compiler_targets[at]]
             if at in other.external_paths:
                 self.external_paths.setdefault(mine, other.external_paths[at])
             if at in other.sizes:
@@ -223,15 +249,23 @@ def record_rank(kind: int) -> int:
     return {BINARY: 3, EXTERNAL: 2, NOT_IN_CACHE: 2, DEPENDENCY_ONLY: 1, UNRESOLVED: 0}.get(kind, 0)
 
 
-def read_database(data: bytes, source: str) -> DatabaseFile:
-    """Parse one database. Raises NotADatabase with a user-facing reason."""
+def read_database(data: bytes, source: str, check_version: bool = True) -> DatabaseFile:
+    """Parse one database. Raises NotADatabase with a user-facing reason. (`check_version`:
+    say so when the version is not one cachetui knows; the parts of a large file do not,
+    their file says it once.)"""
     with unreadable_as(NotADatabase):
         version, records, problems = _decode(data, source)
         db = DatabaseFile(db_version=version, problems=problems)
-        if not _known_version(version):
-            problems.append(LoadProblem(source, f"database version {version!r} is not one cachetui knows (5 to 8); read as version 8", "warning"))
+        if check_version:
+            problems.extend(version_problems(version, source))
         normalise_records(db, records, source)
     return db
+
+
+def version_problems(version: str, source: str) -> list[LoadProblem]:
+    if _known_version(version):
+        return []
+    return [LoadProblem(source, f"database version {version!r} is not one cachetui knows (5 to 8); read as version 8", "warning")]
 
 
 @contextmanager
@@ -383,7 +417,9 @@ def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, bool | N
     if bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         db.problems.append(LoadProblem(source, f"dependencies of {len(bad)} record(s) unreadable, left out: {'; '.join(bad[:3])}{more}", "warning"))
+    db.compiler_targets = array("i", [-1]) * len(db.hashes)
     for at, (_, target) in found.items():
+        db.compiler_targets[at] = target
         if sources[at] != _LEGACY and db.versions[target]:
             db.compilers[at] = f"{db.names[target]}@{db.versions[target]}"
             sources[at] = _DEPENDENCY

@@ -11,11 +11,14 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from types import TracebackType
 
 from cachetui.sources.columns import ColumnChunk
+from cachetui.sources import split
+from cachetui.sources.split import Plan
 
 # Below this many files, reading in-process beats starting loader processes.
 PARALLEL_MIN_FILES = 400
@@ -94,60 +97,138 @@ def expect_many_files(sources: list[str]) -> bool:
 
 
 def read_chunks(files: list, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
-                workers: int | None = None, pool: LoaderPool | None = None) -> Iterator[ColumnChunk]:
-    """Chunks of `files` (paths or SourceFiles) in order. Large inputs are read by loader
-    processes (`pool`'s, else a pool of `workers` started here); small ones in-process,
-    where starting processes would cost more than it saves. Batches a pool did not deliver
-    (it broke) are read in-process."""
-    from cachetui.sources import read_batch
+                workers: int | None = None, pool: LoaderPool | None = None, sizes: dict[str, int] | None = None) -> Iterator[ColumnChunk]:
+    """Chunks of `files` (paths or SourceFiles) in order. Many files are read by loader
+    processes (`pool`'s, else a pool of `workers` started here), a batch a process; a large
+    build-cache index in parts, by all of them (sources/split.py); a few small files
+    in-process, where starting processes would cost more than it saves. What a pool did
+    not deliver (it broke) is read in-process. `sizes` (path -> bytes, from the walk's
+    stamps) spares a stat a file when looking for large ones."""
+    from cachetui.sources import large_database
 
+    units = _units(files, lambda f: _maybe_large(f, sizes) and large_database(f) or None, workers, pool)
     own = None
-    if len(files) >= PARALLEL_MIN_FILES:
+    if any(unit.plan for unit in units) or sum(len(unit.files) for unit in units) >= PARALLEL_MIN_FILES:
         if pool is None or pool.executor is None:
             own = pool = LoaderPool(workers).start()
     else:
         pool = None
-    count = pool.workers if pool is not None and pool.executor is not None else 1
-    # Many small batches: when one process takes the last, the others wait for it to finish.
-    size = max(1, min(BATCH_FILES, -(-len(files) // (count * 16))))
-    batches = [files[i : i + size] for i in range(0, len(files), size)]
     done = specs = 0
-
-    def report(chunk: ColumnChunk) -> ColumnChunk:
-        nonlocal done, specs
-        done += chunk.files
-        specs += chunk.rows
-        if progress is not None:
-            progress(done, len(files), specs)
-        return chunk
-
-    def stopped() -> bool:
-        return cancelled is not None and cancelled()
-
-    delivered = 0
     try:
-        if pool is not None and pool.executor is not None:
-            try:
-                futures = [pool.executor.submit(read_batch, batch) for batch in batches]
-                try:
-                    for future in futures:
-                        if stopped():
-                            return
-                        chunk = future.result()
-                        delivered += 1
-                        yield report(chunk)
-                finally:
-                    for future in futures:
-                        future.cancel()
-            except _POOL_FAULTS:
-                pass
-        for batch in batches[delivered:]:  # everything, when reading in-process
-            if stopped():
+        submitted = [_submit(pool, unit) for unit in units]
+        for unit, futures in zip(units, submitted):
+            if cancelled is not None and cancelled():
                 return
-            yield report(read_batch(batch))
+
+            def part_done(rows: int) -> None:  # a large file's parts, as they come: the count moves
+                if progress is not None:
+                    progress(done, len(files), specs + rows)
+
+            chunk = _collect(unit, futures, part_done)
+            done += chunk.files
+            specs += chunk.rows
+            if progress is not None:
+                progress(done, len(files), specs)
+            yield chunk
     finally:
+        for futures in locals().get("submitted", []):
+            for future in futures or ():
+                future.cancel()
         if own is not None:
             own.close()
+
+
+@dataclass
+class _Unit:
+    """What becomes one chunk: a batch of files, or one large file read in parts."""
+
+    files: list
+    plan: Plan | None = None
+
+
+def _maybe_large(file: object, sizes: dict[str, int] | None) -> bool:
+    path = file if isinstance(file, str) else file.path  # type: ignore[attr-defined]
+    if path.endswith("index.manifest.json"):  # small, but its blob may not be
+        return True
+    size = sizes.get(path) if sizes is not None else None
+    return size is None or size > split.SPLIT_BYTES
+
+
+def _units(files: list, large: Callable[[object], Plan | None], workers: int | None, pool: LoaderPool | None) -> list[_Unit]:
+    plans = {at: plan for at, file in enumerate(files) if (plan := large(file)) is not None}
+    small = len(files) - len(plans)
+    count = pool.workers if pool is not None and pool.executor is not None else workers or default_workers()
+    if small < PARALLEL_MIN_FILES and not plans:
+        count = 1
+    # Many small batches: when one process takes the last, the others wait for it to finish.
+    size = max(1, min(BATCH_FILES, -(-small // (count * 16))))
+    units: list[_Unit] = []
+    batch: list = []
+    for at, file in enumerate(files):
+        if at in plans:
+            if batch:
+                units.append(_Unit(batch))
+                batch = []
+            units.append(_Unit([file], plans[at]))
+            continue
+        batch.append(file)
+        if len(batch) >= size:
+            units.append(_Unit(batch))
+            batch = []
+    if batch:
+        units.append(_Unit(batch))
+    return units
+
+
+def _submit(pool: LoaderPool | None, unit: _Unit) -> list[Future] | None:
+    """The unit's tasks, submitted to the pool; None to read it in-process."""
+    from cachetui.sources import read_batch
+    from cachetui.sources.split import read_part
+
+    if pool is None or pool.executor is None:
+        return None
+    try:
+        if unit.plan is None:
+            return [pool.executor.submit(read_batch, unit.files)]
+        plan = unit.plan
+        return [pool.executor.submit(read_part, plan.path, start, end, plan.version, plan.name) for start, end in plan.ranges]
+    except _POOL_FAULTS:
+        return None
+
+
+def _collect(unit: _Unit, futures: list[Future] | None, part_done: Callable[[int], None]) -> ColumnChunk:
+    """The unit's chunk: from its tasks' results, else read here. `part_done(rows)` hears of
+    a large file's binaries read so far, part by part."""
+    from cachetui.sources import read_batch, read_large
+    from cachetui.sources.split import PartUnreadable, binaries, read_parts_in_process
+
+    if unit.plan is None:
+        if futures:
+            try:
+                return futures[0].result()
+            except _POOL_FAULTS:
+                pass
+        return read_batch(unit.files)
+    file = unit.files[0]
+    source, origin = (file, None) if isinstance(file, str) else (file.name, file.origin)
+    try:
+        if futures:
+            results: list | None = []
+            rows = 0
+            try:
+                for future in futures:
+                    results.append(future.result())  # type: ignore[union-attr]
+                    rows += binaries(results[-1][0])  # type: ignore[index]
+                    part_done(rows)
+            except _POOL_FAULTS:
+                results = None
+            if results is not None:
+                parts = [nodes for nodes, _ in results]
+                return read_large(unit.plan, source, origin, parts, [p for _, said in results for p in said])
+        parts, problems = read_parts_in_process(unit.plan)
+        return read_large(unit.plan, source, origin, parts, problems)
+    except PartUnreadable:  # cut in a wrong place: read whole, as a small file is
+        return read_batch(unit.files)
 
 
 def _start_resource_tracker() -> None:
