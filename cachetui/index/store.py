@@ -646,31 +646,34 @@ def _sort_rows(keys: list[np.ndarray], stable: bool = True) -> np.ndarray:
 def _facets(parts: IndexParts, names_of: dict[str, list[str]], stacksets: list[list[int]]
             ) -> tuple[dict[str, list[str]], dict[str, list[bytes]], dict[str, np.ndarray]]:
     """Each facet's values (sorted), the bitset of the rows holding each, and per package how
-    many of its rows hold each; from the builder's tables (`names_of`: facet -> code -> text)."""
+    many of its rows hold each; from the builder's tables (`names_of`: facet -> code -> text).
+    Counts come from one bincount a facet (of package and code together), not a pass a value."""
     values: dict[str, list[str]] = {}
     bits: dict[str, list[bytes]] = {}
     histograms: dict[str, np.ndarray] = {}
-    package_starts = parts.starts[:-1]
+    n_packages = len(parts.packages)
+    package_of_row = np.repeat(np.arange(n_packages, dtype=np.int64), np.diff(parts.starts))
     for facet in FACETS:
         if facet == "stack":
             names = parts.stack_names
-            member = np.zeros((len(names), len(stacksets)), dtype=bool)
+            member = np.zeros((len(names), len(stacksets)), dtype=np.int64)
             for code, stackset in enumerate(stacksets):
-                member[stackset, code] = True
-            column = parts.codes["stackset"]
-            flags = [member[s][column] for s in range(len(names))]
+                member[stackset, code] = 1
+            column = parts.codes["stackset"].astype(np.int64)
+            per_set = np.bincount(package_of_row * len(stacksets) + column, minlength=n_packages * len(stacksets))
+            histogram = per_set.reshape(n_packages, len(stacksets)) @ member.T  # (package, stack)
         else:
             names = names_of[facet]
-            column = parts.codes[facet]
-            flags = [column == code for code in range(len(names))]
-        present = [c for c in range(len(names)) if flags[c].any()]  # not only in dropped duplicates
+            column = parts.codes[facet].astype(np.int64)
+            histogram = np.bincount(package_of_row * len(names) + column, minlength=n_packages * len(names)).reshape(n_packages, len(names))
+        totals = histogram.sum(axis=0)
+        present = [c for c in range(len(names)) if totals[c]]  # not only in dropped duplicates
         order = _sort_key(facet)
         present.sort(key=lambda c: order(names[c]))
         values[facet] = [names[c] for c in present]
-        bits[facet] = [np.packbits(flags[c], bitorder="little").tobytes() for c in present]
-        histogram = np.zeros((len(parts.packages), len(present)), dtype=np.int32)
-        if len(parts.packages):
-            for i, c in enumerate(present):
-                histogram[:, i] = np.add.reduceat(flags[c], package_starts, dtype=np.int32)
-        histograms[facet] = histogram
+        if facet == "stack":
+            bits[facet] = [np.packbits(member[c].astype(bool)[column], bitorder="little").tobytes() for c in present]
+        else:
+            bits[facet] = [np.packbits(column == c, bitorder="little").tobytes() for c in present]
+        histograms[facet] = np.ascontiguousarray(histogram[:, present], dtype=np.int32)
     return values, bits, histograms
