@@ -28,6 +28,7 @@ import math
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 B32 = "abcdefghijklmnopqrstuvwxyz234567"
 # Used by make_index.py (a database index has its own, smaller set of architectures).
@@ -134,7 +135,7 @@ def make_hash(rng: random.Random) -> str:
     return "".join(rng.choice(B32) for _ in range(32))
 
 
-def weighted(rng: random.Random, items: list[tuple[str, float]]) -> str:
+def weighted(rng: random.Random, items: list[tuple[Any, float]]) -> Any:
     r = rng.random()
     for item, weight in items:
         r -= weight

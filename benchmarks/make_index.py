@@ -36,7 +36,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from make_corpus import ARCHS, BUILD_SYSTEMS, package_names, spec_counts  # noqa: E402
+from make_corpus import ARCHS, BUILD_SYSTEMS, package_names, spec_counts, weighted  # noqa: E402
 
 DB_VERSION = "8"
 FLAG_KEYS = ("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs")
@@ -73,15 +73,6 @@ MULTI_VARIANTS = {"libs": [["shared"], ["static"], ["shared", "static"]], "cuda_
 
 def dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"))
-
-
-def weighted(rng: random.Random, items):
-    r = rng.random()
-    for item, weight in items:
-        r -= weight
-        if r < 0:
-            return item
-    return items[-1][0]
 
 
 def b32(data: bytes) -> str:

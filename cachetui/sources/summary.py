@@ -27,25 +27,30 @@ HASH_RE = re.compile(r"^[a-z2-7]{32}$")
 _BASE32_RUN = re.compile(r"[a-z2-7]*")
 
 
-class Record(msgspec.Struct, gc=False):
-    """One `spec_details` entry, validated and normalised (the careful path's).
+class _SpecFields(msgspec.Struct, gc=False):
+    """What every `spec_details` entry holds but its hash, versions, stacks and variants.
 
-    gc=False: a million of these may be created during a load and hold no cycles.
+    gc=False: a million of these are created during a load and hold no cycles.
     """
 
-    hash: str
-    versions: list[str]
     os: str
     platform: str
     target: str
     compiler: str | None = None
     size: int | str | None = None
     tarball: str | None = None
+
+
+class Record(_SpecFields, gc=False, kw_only=True):
+    """One `spec_details` entry, validated and normalised (the careful path's)."""
+
+    hash: str
+    versions: list[str]
     stacks: tuple[str, ...] = ()
     variants: tuple[str, ...] = ()
 
 
-class _FastRecord(msgspec.Struct, gc=False):
+class _FastRecord(_SpecFields, gc=False, kw_only=True):
     """A `spec_details` entry as the fast path decodes it (typed, in C): stacks and variants
     stay JSON text, versions a tuple (so that a row's build is one hashable key), and the
     hash is checked to be 32 characters by msgspec (its alphabet, a regex over all of them).
@@ -57,12 +62,6 @@ class _FastRecord(msgspec.Struct, gc=False):
 
     hash: Annotated[str, msgspec.Meta(min_length=32, max_length=32)]
     versions: tuple[str, ...]
-    os: str
-    platform: str
-    target: str
-    compiler: str | None = None
-    size: int | str | None = None
-    tarball: str | None = None
     stacks: msgspec.Raw = msgspec.Raw(b"[]")
     variants: msgspec.Raw = msgspec.Raw(b"[]")
 
