@@ -82,15 +82,17 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
         parser.add_argument("--reverse", action="store_true", help="what depends on the spec (transitively), instead of what it depends on")
     elif command == "search":
         parser.add_argument("query", metavar="QUERY", help="Spack spec syntax: a package name (typos allowed) and/or "
-                            "constraints, e.g. 'zlib@1.3: %gcc@13 +shared os=ubuntu24.04 stack=e4s /abc12'")
+                            "constraints, e.g. 'zlib@1.3: %%gcc@13 +shared os=ubuntu24.04 stack=e4s /abc12'")
         parser.add_argument("--limit", type=_limit, default=100, metavar="N", help="at most N packages and N specs (default 100, 0 = no cap)")
+        parser.add_argument("--exact", action="store_true",
+                            help="package names as Spack reads them (the exact name, or a glob such as 'py-*'), not ranked with typos allowed")
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
     formats = parser.add_mutually_exclusive_group()
     formats.add_argument("--json", action="store_true", help="write JSON for scripts")
     if command == "search":
         formats.add_argument("--csv", action="store_true", help="write the matching specs as CSV, a header line first")
         formats.add_argument("--specs", action="store_true",
-                             help="write the matching specs one a line, `name@version %%compiler arch=platform-os-target /hash`, for a Spack environment")
+                             help="write the matching specs one a line as Spack 1.x reads them back, `name@version+variants arch=platform-os-target /hash %%c,cxx=gcc@13`")
     _cache_options(parser)
     return parser
 
@@ -110,9 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in COMMANDS:
             command = args[0]
-            options = _command_parser(command).parse_args(args[1:])
+            options = parse_anywhere(_command_parser(command), args[1:])
             return {"stats": _stats, "lookup": _lookup, "search": _search, "deps": _deps, "diff": _diff, "config": _config}[command](options)
-        options = _app_parser().parse_args(args)
+        options = parse_anywhere(_app_parser(), args)
         return _run_app(options)
     except _UsageError as error:
         print(f"cachetui: {error}", file=sys.stderr)
@@ -126,6 +128,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cachetui: internal error: {type(error).__name__}: {visible(str(error))}", file=sys.stderr)
         print("cachetui: please report this with the command you ran", file=sys.stderr)
         return EXIT_USAGE
+
+
+def parse_anywhere(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespace:
+    """Options anywhere among the arguments (`search QUERY --json SOURCE`), and `--` ends
+    them (`search -- -cuda`: a query that begins with `-`). argparse's intermixed parsing
+    does the first; what follows `--` is held out of its reach (it mishandles `--` there)
+    and put back among the positionals."""
+    if "--" not in args:
+        return parser.parse_intermixed_args(args)
+    cut = args.index("--")
+    rest = args[cut + 1 :]
+    held = {f"\0{at}": value for at, value in enumerate(rest)}  # a NUL never comes from a shell
+    options = parser.parse_intermixed_args(args[:cut] + list(held))
+    for name, value in vars(options).items():
+        if isinstance(value, str) and value in held:
+            setattr(options, name, held[value])
+        elif isinstance(value, list):
+            setattr(options, name, [held.get(item, item) if isinstance(item, str) else item for item in value])
+    return options
 
 
 def _service(options: argparse.Namespace, config: Config) -> IndexService:
@@ -391,7 +412,10 @@ def _search(options: argparse.Namespace) -> int:
         raise _UsageError(f"bad query: {visible(error.message)}{where}") from None
     report = _load(options)
     index = report.index
-    result = evaluate(index, Filter(options.query))
+    try:
+        result = evaluate(index, Filter(options.query), exact=options.exact)
+    except QueryError as error:  # what these sources cannot answer (`^` in summaries)
+        raise _UsageError(f"bad query: {visible(error.message)}") from None
     cap = options.limit or None
     packages = result.packages[:cap]
     counts = dict(zip(result.packages, result.counts))  # the specs of each that match
@@ -424,6 +448,9 @@ def _search(options: argparse.Namespace) -> int:
         print(f"cachetui: --limit {options.limit}: {unwritten:,} more matching specs not written (--limit 0 writes all)", file=sys.stderr)
     if not packages and not (options.json or options.csv or options.specs):
         print(f"no package matches {visible(options.query)!r}", file=sys.stderr)
+    if result.spack_0x_reading is not None:
+        print(f"cachetui: in Spack 1.x the tokens after %name constrain that dependency; "
+              f"with them on the package it matches: {visible(result.spack_0x_reading)!r}", file=sys.stderr)
     return EXIT_OK if packages else EXIT_NO_MATCH
 
 

@@ -38,3 +38,12 @@ class ResultReady(Message):
     def __init__(self, result: Result, generation: int) -> None:
         super().__init__()
         self.result, self.generation = result, generation
+
+
+class QueryRejected(Message):
+    """The search text parsed, but asks what the loaded sources cannot answer (`^` where
+    none has dependencies): `start` indexes the text, as QueryError's does."""
+
+    def __init__(self, text: str, reason: str, start: int, generation: int) -> None:
+        super().__init__()
+        self.text, self.reason, self.start, self.generation = text, reason, start, generation

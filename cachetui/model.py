@@ -7,6 +7,9 @@ from dataclasses import dataclass
 # The facets a user can filter on, in the order the sidebar shows them.
 FACETS: tuple[str, ...] = ("stack", "os", "target", "compiler", "platform", "tag")
 
+# The virtuals a compiler provides (Spack 1.x: `%c,cxx=gcc`), in the order Spack lists them.
+LANGUAGES: tuple[str, ...] = ("c", "cxx", "fortran")
+
 # How a spec without a compiler (Spack 1.x writes "none") is shown and filtered.
 NO_COMPILER = "none"
 

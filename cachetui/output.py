@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from cachetui.model import NO_COMPILER
+from cachetui.spack_format import spec_line
 from cachetui.textsafe import visible
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
@@ -89,7 +90,8 @@ def write_csv(index: Index, rows: Iterable[int], out: IO[str]) -> None:
 
 
 def write_spec_lines(index: Index, rows: Iterable[int], out: IO[str]) -> None:
-    """`name@version %compiler arch=platform-os-target /hash`, one a line: ready for a Spack environment."""
+    """`name@version<variants> arch=platform-os-target /hash %compiler`, one a line: what
+    Spack 1.x reads back as exactly that spec (spack_format.py)."""
     for row in rows:
         out.write(visible(spec_line(index, row)) + "\n")
 
@@ -133,14 +135,6 @@ def _mirror_files(index: Index, row: int) -> dict[str, str]:
     """Where a build-cache binary's spec file (v2) or spec manifest (v3) is; nothing for summaries."""
     files = index.binary_files(row)
     return {key: url for key, url in (("spec_file", files.spec_file), ("manifest", files.manifest)) if url}
-
-
-def spec_line(index: Index, row: int) -> str:
-    """A spec as Spack writes one: `name@version %compiler arch=platform-os-target /hash`."""
-    f = index.field
-    compiler = f("compiler", row)
-    compiler = "" if compiler == NO_COMPILER else f" %{compiler}"
-    return f"{index.package_name(row)}@{f('version', row)}{compiler} arch={f('platform', row)}-{f('os', row)}-{f('target', row)} /{index.hashes[row]}"
 
 
 SPEC_COLUMNS = ("hash", "package", "compiler", "arch", "tag", "stacks")

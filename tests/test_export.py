@@ -8,7 +8,8 @@ import re
 from cachetui import cli
 from conftest import SAMPLE
 
-SPEC_LINE = re.compile(r"^(?P<package>[^@\s]+)@(?P<version>\S+)(?: %(?P<compiler>\S+))? arch=(?P<platform>[^-\s]+)-(?P<os>[^-\s]+)-(?P<target>\S+) /(?P<hash>[a-z2-7]{32})$")
+SPEC_LINE = re.compile(r"^(?P<package>[^@\s]+)@(?P<version>[^\s+~]+)(?P<variants>.*?) arch=(?P<platform>[^-\s]+)-(?P<os>[^-\s]+)-(?P<target>\S+)"
+                       r" /(?P<hash>[a-z2-7]{32})(?: %(?P<compiler>\S+))?$")
 
 
 def test_search_specs_writes_one_spack_spec_line_per_matching_spec(capsys) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from cachetui.index.evaluate import evaluate
 from cachetui.index.filter import Filter
-from cachetui.index.query import Compiler, QueryError, Variant, VersionRange, parse_query
+from cachetui.index.query import QueryError, Variant, VersionRange, parse_query
 from cachetui.model import Spec
 from cachetui.service import IndexService
 
@@ -37,15 +37,42 @@ def test_versions(text: str, versions: list[VersionRange]) -> None:
     assert list(parsed.ranges) == versions
 
 
-@pytest.mark.parametrize("text, compiler", [
-    ("%gcc", Compiler("gcc")),
-    ("%gcc@13", Compiler("gcc", parse_query("@13").versions[0])),
-    ("%apple-clang@16.0.0", Compiler("apple-clang", parse_query("@16.0.0").versions[0])),
-    ("%c,cxx=gcc@12:", Compiler("gcc", parse_query("@12:").versions[0])),
-    ("%[virtuals=c] gcc", Compiler("gcc")),
+@pytest.mark.parametrize("text, name, virtuals, versions", [
+    ("%gcc", "gcc", (), None),
+    ("%gcc@13", "gcc", (), "@13"),
+    ("%apple-clang@16.0.0", "apple-clang", (), "@16.0.0"),
+    ("%c,cxx=gcc@12:", "gcc", ("c", "cxx"), "@12:"),
+    ("%c, cxx = gcc", "gcc", ("c", "cxx"), None),
+    ("%[virtuals=c] gcc", "gcc", ("c",), None),
+    ("% gcc", "gcc", (), None),
+    ("%clang@15", "llvm", (), "@15"),  # Spack 1.x reads the old name as the package that provides it now
 ])
-def test_compilers(text: str, compiler: Compiler) -> None:
-    assert parse_query(text).compilers == (compiler,)
+def test_direct_dependencies(text: str, name: str, virtuals: tuple[str, ...], versions: str | None) -> None:
+    [dependency] = parse_query(text).compilers
+    assert (dependency.direct, dependency.name, dependency.virtuals) == (True, name, virtuals)
+    assert dependency.versions == (parse_query(versions).versions[0] if versions else None)
+
+
+def test_tokens_after_a_dependency_bind_to_it_as_in_spack_1() -> None:
+    query = parse_query("zlib@1.2: %gcc@13 +shared os=rhel8 stack=e4s ^openmpi@4: %gcc ~cuda")
+    assert query.words == ("zlib",) and query.versions[0].ranges == (VersionRange("1.2", None),)
+    assert query.variants == () and query.fields == (("stack", "e4s"),)  # a listing's stack stays the root's
+    gcc, openmpi = query.dependencies
+    assert (gcc.direct, gcc.name, gcc.node.variants, gcc.node.fields) == (True, "gcc", (Variant("shared", frozenset({"true"})),), (("os", "rhel8"),))
+    assert (openmpi.direct, openmpi.name, openmpi.node.versions[0].ranges) == (False, "openmpi", (VersionRange("4", None),))
+    [nested] = openmpi.dependencies  # `%` after `^openmpi`: openmpi's own direct dependency
+    assert (nested.name, nested.node.variants) == ("gcc", (Variant("cuda", frozenset({"false"})),))
+
+
+@pytest.mark.parametrize("text, reading", [
+    ("zlib %gcc@9 +shared", "zlib +shared %gcc@9"),
+    ("%gcc@9 os=ubuntu20.04", "os=ubuntu20.04 %gcc@9"),
+    ("^openmpi %gcc@9 +cuda", "^openmpi +cuda %gcc@9"),
+    ("a %gcc +x %cmake ~y", "a +x %gcc ~y %cmake"),
+    ("zlib+shared %gcc@9", None),
+])
+def test_the_spack_0x_reading_moves_bound_tokens_before_their_sigil(text: str, reading: str | None) -> None:
+    assert parse_query(text).spack_0x_reading() == reading
 
 
 @pytest.mark.parametrize("text, variant", [
@@ -55,7 +82,7 @@ def test_compilers(text: str, compiler: Compiler) -> None:
     ("zlib -cuda", Variant("cuda", frozenset({"false"}))),
     ("libs=shared", Variant("libs", frozenset({"shared"}))),
     ("libs==shared,static", Variant("libs", frozenset({"shared", "static"}))),
-    ("patches:=abc", Variant("patches", frozenset({"abc"}))),
+    ("patches:=abc", Variant("patches", frozenset({"abc"}), exact=True)),  # exactly these values
     ("mpi=True", Variant("mpi", frozenset({"true"}))),
     ('build_system="cmake"', Variant("build_system", frozenset({"cmake"}))),
 ])
@@ -80,10 +107,10 @@ def test_architecture_and_cachetui_keys(text: str, fields: list[tuple[str, str]]
 
 
 def test_everything_at_once_and_run_together() -> None:
-    query = parse_query("zlib@1.2:%gcc@13+shared~pic /ABC12 os=rhel8")
+    query = parse_query("zlib@1.2:+shared~pic /ABC12 os=rhel8%gcc@13")
     assert query.words == ("zlib",)
     assert query.versions[0].ranges == (VersionRange("1.2", None),)
-    assert query.compilers == (Compiler("gcc", parse_query("@13").versions[0]),)
+    assert [(d.name, d.versions) for d in query.compilers] == [("gcc", parse_query("@13").versions[0])]
     assert query.variants == (Variant("shared", frozenset({"true"})), Variant("pic", frozenset({"false"})))
     assert query.hash_prefixes == ("abc12",) and query.fields == (("os", "rhel8"),)
 
@@ -95,19 +122,22 @@ def test_everything_at_once_and_run_together() -> None:
     ("zlib@1:2:3", "a range has one ':'", 5, 10),
     ("zlib@=", "nothing is not a version", 5, 6),
     ("%gcc@", "a version is missing after @", 4, 5),
-    ("zlib ^openssl", "dependencies (^) are not in cache.spack.io summaries", 5, 13),
+    ("zlib ^", "a dependency is missing after ^", 5, 6),
+    ("zlib %c=", "a dependency is missing after %", 5, 8),
     ("/", "a hash prefix needs 1 to 32 characters", 0, 1),
     ("/" + "a" * 33, "a hash has 32 characters; 33 given", 0, 34),
     ("arch=linux-x86_64", "arch is platform-os-target", 5, 17),
     ("os=", "os= needs a value", 0, 3),
-    ("target=x86_64:", "target ranges are not supported", 7, 14),
+    ("target=zen4:zen2", "the range zen4:zen2 is empty", 7, 16),
+    ("target=x86_64:aarch64", "the range x86_64:aarch64 is empty", 7, 21),
+    ("target=a:b:c", "a:b:c is not a target or a range", 7, 12),
     ("libs=a,,b", "an empty value in the list", 5, 9),
     ("zlib !", "unexpected '!'", 5, 6),
     ("/abc-shared", "a '-' variant needs a space before it", 4, 11),
     ('os="rhel8', "the quote \" is not closed", 3, 9),
     ('arch="linux-a"', "arch is platform-os-target", 6, 13),
     ('libs="a,,b"', "an empty value in the list", 6, 10),
-    ("arch=linux-rhel8-x86_64:", "target ranges are not supported", 17, 24),
+    ("arch=linux-rhel8-zen3:zen1", "the range zen3:zen1 is empty", 17, 26),
 ])
 def test_errors_point_at_the_token_and_say_why(text: str, message: str, start: int, end: int) -> None:
     with pytest.raises(QueryError) as caught:
@@ -145,8 +175,29 @@ def test_globs_match_whole_names_and_a_bare_star_is_any() -> None:
 
 def test_an_error_pointer_marks_the_characters() -> None:
     with pytest.raises(QueryError) as caught:
-        parse_query("zlib ^openssl")
+        parse_query("zlib ^openssl@")
+    assert caught.value.pointer("zlib ^openssl@") == "zlib ^openssl@\n             ^"
+
+
+def test_dependencies_anywhere_are_refused_where_no_source_has_them() -> None:
+    index = IndexService([]).load().index  # summaries: a compiler, and no dependencies
+    with pytest.raises(QueryError) as caught:
+        evaluate(index, Filter("zlib ^openssl"))
+    assert "not in cache.spack.io summaries" in caught.value.message
     assert caught.value.pointer("zlib ^openssl") == "zlib ^openssl\n     ^^^^^^^^"
+
+
+def test_target_ranges_follow_the_microarchitecture_graph() -> None:
+    index = IndexService([]).load().index
+    specs = [index.spec(row) for row in range(index.n_specs)]
+    targets = {s.target for s in specs}
+    assert {"x86_64_v3", "aarch64"} <= targets  # the sample data has both families
+    x86 = evaluate(index, Filter("target=x86_64:"))
+    assert x86.matching_specs == sum(1 for s in specs if s.target.startswith("x86_64")) > 0
+    assert evaluate(index, Filter("target=:x86_64_v3")).matching_specs == x86.matching_specs
+    assert evaluate(index, Filter("target=x86_64_v4:")).matching_specs == 0
+    either = evaluate(index, Filter("target=x86_64:,aarch64:"))
+    assert either.matching_specs == sum(1 for s in specs if s.target.startswith(("x86_64", "aarch64", "neoverse")))
 
 
 # -- every construct against a brute-force filter ---------------------------------------
@@ -230,7 +281,7 @@ def _constructs(specs: list[Spec]) -> list[str]:
     if multi:
         key, values = multi.split("=", 1)
         queries += [f"{key}={values.split(',')[0]}", f"{key}={multi.split('=', 1)[1]}"]
-    queries.append(f"%{name} os={spec.os} {queries[3]}")  # tokens are AND-ed
+    queries.append(f"os={spec.os} {queries[3]} %{name}")  # tokens are AND-ed (a dependency's last: they bind to it)
     return queries
 
 

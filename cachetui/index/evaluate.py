@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from functools import reduce
 
@@ -14,11 +15,17 @@ from cachetui.index.store import Index
 from cachetui.model import FACETS
 
 
-def evaluate(index: Index, flt: Filter) -> Result:
-    """Raises QueryError when the search text is not a valid query."""
+def evaluate(index: Index, flt: Filter, exact: bool = False) -> Result:
+    """Raises QueryError when the search text is not a valid query, or asks what this index
+    cannot answer. `exact`: package names as Spack reads them (the exact name, or a glob;
+    several names, any of them), for scripts; else ranked, typos allowed, as the app has it."""
     query = parse_query(flt.query)
-    ranked = index.package_ranker.rank(query.name_text) if query.name_text.strip() else None
-    patterns = [g.lower() for g in query.globs if g.strip("*")]  # a bare * is any package
+    if exact:
+        ranked = _exactly_named(index, query.words)
+        patterns = []
+    else:
+        ranked = index.package_ranker.rank(query.name_text) if query.name_text.strip() else None
+        patterns = [g.lower() for g in query.globs if g.strip("*")]  # a bare * is any package
     if patterns:
         globbed = [p for p, name in enumerate(index.packages_lower) if all(fnmatchcase(name, g) for g in patterns)]
         if ranked is None:
@@ -61,7 +68,20 @@ def evaluate(index: Index, flt: Filter) -> Result:
             candidates = candidates[per_package[candidates] > 0]
         packages = candidates.tolist()
         counts = per_package[candidates].tolist() if len(candidates) else []
-    return Result(flt, packages, counts, facet_counts, combined, index.n_packages, index.n_specs)
+    result = Result(flt, packages, counts, facet_counts, combined, index.n_packages, index.n_specs)
+    if not result.matching_specs and constrained is not None:
+        reading = query.spack_0x_reading()
+        if reading is not None and evaluate(index, flt.with_query(reading), exact).matching_specs:
+            return replace(result, spack_0x_reading=reading)
+    return result
+
+
+def _exactly_named(index: Index, words: tuple[str, ...]) -> list[int] | None:
+    """The packages any of `words` names exactly or as a glob, in name order; None: no words."""
+    if not words:
+        return None
+    wanted = [w.lower() for w in words]
+    return [p for p, name in enumerate(index.packages_lower) if any(fnmatchcase(name, w) if "*" in w else name == w for w in wanted)]
 
 
 def _bits(index: Index, facet: str, value: str) -> int:

@@ -58,6 +58,9 @@ class Result:
     total_packages: int
     total_specs: int
     matching_specs: int = field(init=False)
+    # When nothing matches, but would with the tokens after each `%name` moved before it (how
+    # Spack 0.x read `zlib %gcc@9 +shared`): that query, to offer.
+    spack_0x_reading: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "matching_specs", sum(self.counts))

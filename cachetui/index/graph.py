@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cachetui.sources.database import NODE_KINDS, deptype_names, BUILD, LINK, RUN
+from cachetui.model import LANGUAGES
 from cachetui.sources.nodes import NodeColumns, merge
 
 
@@ -107,6 +108,31 @@ class Graph:
     def external_path(self, node: int) -> str | None:
         return self.parts.external_paths.get(node)
 
+    def compilers_of(self, node: int) -> list[tuple[tuple[str, ...], str, str]]:
+        """(languages, name, version) of each node `node` has a compiler edge to (one that
+        provides c, cxx or fortran), in the order Spack lists the languages."""
+        edges, sources, languages = self._language_edges()
+        p = self.parts
+        start, end = np.searchsorted(sources, [node, node + 1])
+        found: dict[int, int] = {}
+        for target, bits in zip(p.edge_to[edges[start:end]].tolist(), languages[start:end].tolist()):
+            found[target] = found.get(target, 0) | bits
+        ordered = sorted(found.items(), key=lambda item: (item[1] & -item[1], item[0]))  # by first language
+        return [(tuple(l for at, l in enumerate(LANGUAGES) if bits >> at & 1), self.name(target), self.version(target))
+                for target, bits in ordered]
+
+    def _language_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The edges that provide a language, their sources (sorted, as edges are) and a bit
+        a language each (c 1, cxx 2, fortran 4): found once, with array work over every edge."""
+        cached = getattr(self, "_languages", None)
+        if cached is None:
+            p = self.parts
+            set_bits = np.array([sum(1 << at for at, l in enumerate(LANGUAGES) if l in vs) for vs in p.virtual_sets] or [0], dtype=np.uint8)
+            bits = set_bits[p.edge_virtuals] if len(p.edge_virtuals) else np.zeros(0, np.uint8)
+            edges = np.flatnonzero(bits)
+            cached = self._languages = (edges, self.edge_sources()[edges], bits[edges])
+        return cached
+
     def dependencies(self, node: int) -> list[Dependency]:
         p = self.parts
         edges = np.arange(int(p.edge_starts[node]), int(p.edge_starts[node + 1]))
@@ -118,7 +144,7 @@ class Graph:
         as arrays, and each record is made only when it is read."""
         p = self.parts
         edges = p.reverse_edges[int(p.reverse_starts[node]) : int(p.reverse_starts[node + 1])]
-        nodes = self._edge_sources()[edges]
+        nodes = self.edge_sources()[edges]
         if len(nodes) > 1:
             order = np.lexsort((np.frombuffer(p.node_hashes, dtype="S32")[nodes], self._version_rank()[p.version_codes[nodes]],
                                 self._name_rank()[p.name_codes[nodes]]))
@@ -150,7 +176,7 @@ class Graph:
                                                      p.edge_types[edges].tolist(), p.edge_virtuals[edges].tolist(), p.kinds[nodes].tolist())
         ]
 
-    def _edge_sources(self) -> np.ndarray:
+    def edge_sources(self) -> np.ndarray:
         """edge id -> the node it leaves (the CSR row it is in)."""
         sources = getattr(self, "_sources", None)
         if sources is None:

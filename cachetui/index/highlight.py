@@ -47,7 +47,7 @@ class SpecMarks:
         if not self.variants:
             return False
         held = variant_values((variant,))
-        return any(v.name in held and v.values <= held[v.name] for v in self.variants)
+        return any(v.name in held and v.held_by(held[v.name]) for v in self.variants)
 
 
 NO_MARKS = SpecMarks()

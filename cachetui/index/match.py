@@ -10,7 +10,9 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from cachetui.index.query import Query, Variant, variant_values
+from cachetui.index.dependency_match import dependency_rows
+from cachetui.index.query import NodeConstraint, Query, Variant, variant_values
+from cachetui.index.targets import target_satisfies
 from cachetui.index.store import Index
 
 # Each index's distinct variant tokens parsed once (name, values): a variant in a query is
@@ -21,22 +23,31 @@ _TOKENS: WeakKeyDictionary[Index, tuple[np.ndarray, list[frozenset[str]], dict[s
 
 
 def constraint_mask(index: Index, query: Query) -> int | None:
-    """Rows meeting every constraint of `query`; None when it has none."""
+    """Rows meeting every constraint of `query`; None when it has none. Raises QueryError
+    for what this index cannot answer (`^` with no dependencies loaded)."""
     if not query.has_constraints:
         return None
+    mask = node_mask(index, query.root)
+    for dependency in query.dependencies:
+        mask &= dependency_rows(index, dependency, lambda node: node_mask(index, node))
+    return mask
+
+
+def node_mask(index: Index, node: NodeConstraint) -> int:
+    """Rows whose own fields meet `node` (versions, variants, arch, stack and tag, hash)."""
     mask = index.all_rows
-    for versions in query.versions:
+    for versions in node.versions:
         mask &= index.rows_where("version", versions.contains, versions)
-    for compiler in query.compilers:
-        mask &= index.rows_where("compiler", compiler.matches, compiler)
-    for variant in query.variants:
+    for variant in node.variants:
         mask &= index.rows_with_codes("variantset", _variantsets_matching(index, variant), variant)
-    for column, value in query.fields:
+    for column, value in node.fields:
         if column == "stack":
             mask &= index.rows_where("stackset", lambda stacks, v=value: v in stacks, ("stack", value))
+        elif column == "target":
+            mask &= index.rows_where(column, lambda target, v=value: target_satisfies(target, v), (column, value))
         else:
             mask &= index.rows_where(column, value.__eq__, (column, value))
-    for prefix in query.hash_prefixes:
+    for prefix in node.hash_prefixes:
         mask &= index.rows_with_hash_prefix(prefix)
     return mask
 
@@ -57,6 +68,6 @@ def _variantsets_matching(index: Index, variant: Variant) -> np.ndarray:
     if code is None:
         return np.zeros(len(index.parts.variantsets), dtype=bool)
     name_matches = name_codes == code
-    value_matches = np.fromiter((bool(hit) and variant.values <= values for hit, values in zip(name_matches.tolist(), held)),
+    value_matches = np.fromiter((bool(hit) and variant.held_by(values) for hit, values in zip(name_matches.tolist(), held)),
                                 dtype=bool, count=len(held))
     return index.variantsets_where(name_matches, value_matches)

@@ -109,29 +109,22 @@ def _version_range(item: str, start: int) -> VersionRange:
 
 
 @dataclass(frozen=True)
-class Compiler:
-    name: str
-    versions: VersionList | None = None
-
-    def matches(self, compiler: str) -> bool:
-        """`compiler` as the index holds it: `gcc@13.2.0`, `none`."""
-        name, _, version = compiler.partition("@")
-        if name != self.name:
-            return False
-        return self.versions is None or (bool(version) and self.versions.contains(version))
-
-
-@dataclass(frozen=True)
 class Variant:
-    """`+name` / `~name` (value "true" / "false"), or `name=a,b` (each of a, b among its values)."""
+    """`+name` / `~name` (value "true" / "false"), `name=a,b` (each of a, b among its values),
+    or `name:=a,b` (exactly those values: Spack's exact match of a multi-valued variant)."""
 
     name: str
     values: frozenset[str]
+    exact: bool = False
 
     def matches(self, variants: dict[str, frozenset[str]]) -> bool:
         """`variants` as variant_values gives them."""
         held = variants.get(self.name)
-        return held is not None and self.values <= held
+        return held is not None and self.held_by(held)
+
+    def held_by(self, values: frozenset[str]) -> bool:
+        """Whether a spec whose variant has `values` satisfies this one."""
+        return values == self.values if self.exact else self.values <= values
 
 
 def variant_values(variants: tuple[str, ...]) -> dict[str, frozenset[str]]:
@@ -147,11 +140,67 @@ def variant_values(variants: tuple[str, ...]) -> dict[str, frozenset[str]]:
 
 
 @dataclass(frozen=True)
+class NodeConstraint:
+    """What one node of a spec must be: the root (the binary listed) or a dependency."""
+
+    versions: tuple[VersionList, ...] = ()
+    variants: tuple[Variant, ...] = ()
+    # platform, os, target (and, for the root only, stack and tag) -> values it must have
+    fields: tuple[tuple[str, str], ...] = ()
+    hash_prefixes: tuple[str, ...] = ()
+
+    @property
+    def has_attributes(self) -> bool:
+        """Whether it asks for more than a name and versions: what only a binary's own row
+        holds (a compiler in a summary is a name and a version, nothing else)."""
+        return bool(self.variants or self.fields or self.hash_prefixes)
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """`%name ...` (a direct dependency: Spack 1.x writes compilers so) or `^name ...` (any
+    dependency in the link/run graph, or a direct build dependency of the root).
+
+    Every token after the name, up to the next `%` or `^`, constrains this dependency, as
+    Spack 1.x reads it: `zlib %gcc@9 +shared` asks for a gcc@9 that is +shared.
+    """
+
+    direct: bool
+    name: str  # "" for `^ +shared`: any dependency
+    virtuals: tuple[str, ...] = ()  # `%c,cxx=gcc`: the edge provides c or cxx
+    node: NodeConstraint = NodeConstraint()
+    dependencies: tuple[Dependency, ...] = ()  # `^openmpi %gcc`: openmpi's direct dependencies
+    start: int = field(default=0, compare=False)  # where it is in the typed text
+    end: int = field(default=0, compare=False)
+    bound: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # its tokens after the name
+
+    @property
+    def versions(self) -> VersionList | None:
+        """The first version list asked of it (a compiler's, in a summary)."""
+        return self.node.versions[0] if self.node.versions else None
+
+    def matches_compiler(self, compiler: str) -> bool:
+        """`compiler` as a summary holds it (`gcc@13.2.0`, `none`): the compiler is the only
+        direct dependency a summary names, with a name and a version and nothing else."""
+        if self.dependencies or self.node.has_attributes or not self.name:
+            return False
+        name, _, version = compiler.partition("@")
+        if name != self.name and LEGACY_COMPILER_NAMES.get(name) != self.name:
+            return False
+        return all(bool(version) and v.contains(version) for v in self.node.versions)
+
+
+# Spack 1.x reads an old compiler name as the package that provides it now.
+LEGACY_COMPILER_NAMES = {"clang": "llvm", "oneapi": "intel-oneapi-compilers", "rocmcc": "llvm-amdgpu",
+                         "intel": "intel-oneapi-compilers-classic", "arm": "acfl"}
+
+
+@dataclass(frozen=True)
 class Query:
     text: str = ""
     words: tuple[str, ...] = ()  # rank package names (fuzzy), as the search box always has
     versions: tuple[VersionList, ...] = ()
-    compilers: tuple[Compiler, ...] = ()
+    dependencies: tuple[Dependency, ...] = ()
     variants: tuple[Variant, ...] = ()
     # platform, os, target, stack, tag -> values a spec must have (each of them)
     fields: tuple[tuple[str, str], ...] = ()
@@ -172,11 +221,48 @@ class Query:
         return tuple(w for w in self.words if "*" in w)
 
     @property
+    def compilers(self) -> tuple[Dependency, ...]:
+        """The direct dependencies asked for (`%gcc@13`): in a summary, its compiler."""
+        return tuple(d for d in self.dependencies if d.direct)
+
+    @property
+    def root(self) -> NodeConstraint:
+        return NodeConstraint(self.versions, self.variants, self.fields, self.hash_prefixes)
+
+    @property
     def has_constraints(self) -> bool:
-        return bool(self.versions or self.compilers or self.variants or self.fields or self.hash_prefixes)
+        return bool(self.versions or self.dependencies or self.variants or self.fields or self.hash_prefixes)
+
+    def spack_0x_reading(self) -> str | None:
+        """The query as Spack 0.x read it: every token bound to a `%` dependency moved before
+        that `%`, to the node it belonged to then (`zlib %gcc@9 +shared` is `zlib +shared
+        %gcc@9`). None when no token is bound so (the query reads the same either way)."""
+        moves = [(dep.start, dep.bound) for dep in _walk(self.dependencies) if dep.bound]
+        if not moves:
+            return None
+        text = self.text
+        removed = {span for _, bound in moves for span in bound}
+        inserted = {at: " ".join(text[a:b] for a, b in bound) for at, bound in moves}
+        pieces, at = [], 0
+        for cut in sorted(removed | {(position, position) for position in inserted}):
+            pieces.append(text[at : cut[0]])
+            if cut[0] == cut[1]:
+                pieces.append(f" {inserted[cut[0]]} ")
+            at = cut[1]
+        pieces.append(text[at:])
+        return " ".join("".join(pieces).split())
+
+
+def _walk(dependencies: tuple[Dependency, ...]):
+    for dependency in dependencies:
+        if dependency.direct:
+            yield dependency
+        yield from _walk(dependency.dependencies)
 
 
 FIELD_KEYS = {"platform": "platform", "os": "os", "operating_system": "os", "target": "target", "stack": "stack", "tag": "tag"}
+# Properties of a binary's listing, not of a node: they bind to the root wherever they stand.
+_LISTING_FIELDS = frozenset({"stack", "tag"})
 _ARCH_KEYS = ("arch", "architecture")
 _NAME = r"[A-Za-z0-9_*][A-Za-z0-9_\-.*]*"
 _TOKEN = re.compile(
@@ -184,8 +270,7 @@ _TOKEN = re.compile(
     (?P<space>\s+)
   | (?P<hash>/+[A-Za-z0-9_]*)
   | (?P<version>@[^\s%^/@~+]*)
-  | (?P<compiler>%%?(?:\[[^\]]*\]\s*)?(?:[a-z,]+=)?""" + _NAME + r"""(?:@[^\s%^/@~+]*)?)
-  | (?P<dep>\^\S*)
+  | (?P<sigil>(?:\^|%%?)\s*(?:\[[^\]]*\]\s*)?(?:[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*\s*=(?!=)\s*)?)
   | (?P<on>\+\+?[A-Za-z0-9_][A-Za-z0-9_\-.]*)
   | (?P<off>(?:~~?|--?)[A-Za-z0-9_][A-Za-z0-9_\-.]*)
   | (?P<keyvalue>[A-Za-z0-9_][A-Za-z0-9_\-]*(?:==|:=|=)(?:"[^"]*"|'[^']*'|[^\s%^@]*))
@@ -195,17 +280,41 @@ _TOKEN = re.compile(
 )
 
 
+class _Node:
+    """A node being parsed: the root, or a dependency and where its tokens are."""
+
+    def __init__(self, direct: bool = False, virtuals: tuple[str, ...] = (), start: int = 0) -> None:
+        self.direct, self.virtuals, self.start, self.end = direct, virtuals, start, start
+        self.name: str | None = None
+        self.versions: list[VersionList] = []
+        self.variants: list[Variant] = []
+        self.fields: list[tuple[str, str]] = []
+        self.hashes: list[str] = []
+        self.children: list[_Node] = []
+        self.bound: list[tuple[int, int]] = []
+
+    def dependency(self) -> Dependency:
+        node = NodeConstraint(tuple(self.versions), tuple(self.variants), tuple(self.fields), tuple(self.hashes))
+        name = (self.name or "").lower()
+        if self.direct:  # Spack 1.x reads `%clang` as the llvm package
+            name = LEGACY_COMPILER_NAMES.get(name, name)
+        return Dependency(self.direct, name, self.virtuals, node,
+                          tuple(child.dependency() for child in self.children), self.start, self.end, tuple(self.bound))
+
+
 def parse_query(text: str) -> Query:
-    """Parse what the user typed. Raises QueryError (message, start, end)."""
+    """Parse what the user typed, with Spack 1.x's grammar: `%` starts a direct dependency
+    of the root (or of the last `^` dependency), `^` a dependency anywhere, and the tokens
+    after either bind to it. Raises QueryError (message, start, end)."""
     words: list[str] = []
-    versions: list[VersionList] = []
-    compilers: list[Compiler] = []
-    variants: list[Variant] = []
-    fields: list[tuple[str, str]] = []
-    hashes: list[str] = []
     tokens: list[str] = []
+    root = _Node()
+    dependencies: list[_Node] = []
+    current: _Node = root  # where attribute tokens go
+    last_transitive: _Node | None = None  # what a `%` attaches to, when not the root
     position = 0
     after_space = True
+    awaiting_name = False  # just after a sigil: the next name is the dependency's
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None:
@@ -215,50 +324,86 @@ def parse_query(text: str) -> Query:
             # Spack reads `-` as "off" only after whitespace: `py-numpy` is a name.
             raise QueryError("a '-' variant needs a space before it (or write ~)", start, end)
         if kind != "space":
-            tokens.append(token)
+            tokens.append(token.strip())
+        if kind == "sigil":
+            direct = token[0] == "%"
+            node = _Node(direct, _virtuals(token), start)
+            if direct:
+                (last_transitive.children if last_transitive is not None else dependencies).append(node)
+            else:
+                dependencies.append(node)
+                last_transitive = node
+            current, awaiting_name = node, True
+            position = node.end = end
+            after_space = token[-1:].isspace()
+            continue
         if kind == "name":
-            words.append(token)
+            if awaiting_name and current is not root:
+                current.name = token
+            else:
+                words.append(token)
         elif kind == "hash":
             try:
-                hashes.append(normalise_hash_prefix(token))
+                current.hashes.append(normalise_hash_prefix(token))
             except HashPrefixError as why:
                 raise QueryError(str(why), start, end) from None
         elif kind == "version":
-            versions.append(parse_versions(token[1:], start + 1))
-        elif kind == "compiler":
-            compilers.append(_compiler(token, start))
-        elif kind == "dep":
-            raise QueryError("dependencies (^) are not in cache.spack.io summaries", start, end)
+            current.versions.append(parse_versions(token[1:], start + 1))
         elif kind == "on":
-            variants.append(Variant(token.lstrip("+"), frozenset({"true"})))
+            current.variants.append(Variant(token.lstrip("+"), frozenset({"true"})))
         elif kind == "off":
-            variants.append(Variant(token.lstrip("~-"), frozenset({"false"})))
+            current.variants.append(Variant(token.lstrip("~-"), frozenset({"false"})))
         elif kind == "keyvalue":
-            _key_value(token, start, variants, fields)
+            target = _key_value(token, start, current.variants, current.fields)
+            if target == "listing" and current is not root:  # stack= and tag=: the binary's
+                root.fields.append(current.fields.pop())
+        if kind != "space":
+            awaiting_name = False
+            if current is not root:
+                naming = kind == "name" or (kind == "version" and not current.bound and start == current.end)
+                if not naming and current.name is not None:  # `gcc@9` names it; `+shared` after it binds to it
+                    current.bound.append((start, end))
+                current.end = end
         after_space = kind == "space"
         position = end
-    return Query(text, tuple(words), tuple(versions), tuple(compilers), tuple(variants), tuple(fields), tuple(hashes), tuple(tokens))
+    for node in dependencies + [child for node in dependencies for child in node.children]:
+        if node.name is None and not (node.versions or node.variants or node.fields or node.hashes):
+            raise QueryError(f"a dependency is missing after {text[node.start]}", node.start, node.end)
+    return Query(text, tuple(words), tuple(root.versions), tuple(node.dependency() for node in dependencies),
+                 tuple(root.variants), tuple(root.fields), tuple(root.hashes), tuple(tokens))
+
+
+def _virtuals(sigil: str) -> tuple[str, ...]:
+    """`%c,cxx=`: the virtuals an edge must provide; `%[virtuals=c]` the same."""
+    body = sigil.lstrip("^%").strip()
+    virtuals: list[str] = []
+    if body.startswith("["):
+        inside, _, body = body[1:].partition("]")
+        for item in inside.split():
+            key, _, value = item.partition("=")
+            if key == "virtuals":
+                virtuals.extend(v for v in value.split(",") if v)
+        body = body.strip()
+    if body.endswith("="):
+        virtuals.extend(v.strip() for v in body[:-1].split(",") if v.strip())
+    return tuple(virtuals)
 
 
 def _field(name: str, value: str, at: int, fields: list[tuple[str, str]]) -> None:
-    if name == "target" and ":" in value:
-        raise QueryError("target ranges are not supported; name one target", at, at + len(value))
+    if name == "target" and (":" in value or "," in value):
+        from cachetui.index.targets import TargetRangeError, check_target_range
+
+        try:
+            check_target_range(value)
+        except TargetRangeError as error:
+            raise QueryError(str(error), at, at + len(value)) from None
     fields.append((name, value))
 
 
-def _compiler(token: str, start: int) -> Compiler:
-    body = token.lstrip("%")
-    if body.startswith("["):  # %[virtuals=c] gcc: the edge's properties say nothing we hold
-        body = body[body.index("]") + 1 :].lstrip()
-    if "=" in body.split("@")[0]:  # %c,cxx=gcc: the compiler of those languages
-        body = body.split("=", 1)[1]
-    name, at, version = body.partition("@")
-    offset = start + len(token) - len(version)
-    return Compiler(name.lower(), parse_versions(version, offset) if at else None)
-
-
-def _key_value(token: str, start: int, variants: list[Variant], fields: list[tuple[str, str]]) -> None:
-    key, value = re.split(r"==|:=|=", token, maxsplit=1)
+def _key_value(token: str, start: int, variants: list[Variant], fields: list[tuple[str, str]]) -> str:
+    """Adds the token's constraint; says which kind it was ("arch", "field", "listing" for
+    stack= and tag=, "variant")."""
+    key, operator, value = re.split(r"(==|:=|=)", token, maxsplit=1)
     at = start + len(token) - len(value)  # where the value starts in the query
     if value[:1] in ("'", '"'):
         if len(value) < 2 or value[-1] != value[0]:
@@ -276,12 +421,12 @@ def _key_value(token: str, start: int, variants: list[Variant], fields: list[tup
             if part:
                 _field(name, part, offset, fields)
             offset += len(part) + 1
-        return
+        return "arch"
     if lowered in FIELD_KEYS:
         if not value:
             raise QueryError(f"{key}= needs a value", start, start + len(token))
         _field(FIELD_KEYS[lowered], value, at, fields)
-        return
+        return "listing" if FIELD_KEYS[lowered] in _LISTING_FIELDS else "field"
     if not value:
         raise QueryError(f"{key}= needs a value", start, start + len(token))
     values = value.split(",")
@@ -290,4 +435,5 @@ def _key_value(token: str, start: int, variants: list[Variant], fields: list[tup
     lowered_values = {v.lower() for v in values}
     if lowered_values <= {"true", "false"} and len(values) == 1:
         values = [values[0].lower()]  # mpi=True is +mpi
-    variants.append(Variant(key, frozenset(values)))
+    variants.append(Variant(key, frozenset(values), exact=operator == ":="))
+    return "variant"

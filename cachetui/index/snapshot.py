@@ -38,8 +38,9 @@ from cachetui.sources import Stamp, stamp_of
 
 MAGIC = b"CACHETUI-INDEX\n"
 # 2: per-package facet histograms; 3: package ids fixed for mixed-case names; 4: dependency
-# graph; 5: mapped, every string table and per-row string a section (tarball URLs, sizes).
-FORMAT = 5
+# graph; 5: mapped, every string table and per-row string a section (tarball URLs, sizes);
+# 6: multi-valued variants of index records written `name:=a,b`, as Spack prints them.
+FORMAT = 6
 _DIGEST = 4  # CRC-32 of the rest: catches damage and truncation (tampering is caught by validation)
 _ALIGN = 64
 _GRAPH_ARRAYS = ("name_codes", "version_codes", "compiler_codes", "kinds", "compiler_sources", "edge_starts", "edge_to",

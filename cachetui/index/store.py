@@ -355,6 +355,14 @@ class Index:
         out[owners[last]] = value_matches[sets.values[named[last]]]
         return out
 
+    def row_flags(self, mask: int) -> np.ndarray:
+        """A bool a row: whether it is set in `mask`."""
+        return self._bits_of(mask).view(bool)
+
+    def mask_of_flags(self, flags: np.ndarray) -> int:
+        """The bitset of the rows whose flag is set (row_flags, the other way)."""
+        return _pack(flags)
+
     def rows_of(self, rows: list[int]) -> int:
         """The bitset of `rows`."""
         flags = np.zeros(self.n_specs, dtype=bool)

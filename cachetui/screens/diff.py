@@ -13,7 +13,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from cachetui.output import spec_line
+from cachetui.spack_format import short_spec
 from cachetui.textsafe import visible
 from cachetui.widgets.line_list import LineList, Piece, fit
 from cachetui.screens.once import DismissOnce
@@ -73,7 +73,7 @@ class ChangeList(LineList):
         mark, style = MARKS[kind]
         side = self._changes.old if kind == "removed" else self._changes.new
         digest = side.index.hashes[row]
-        spec = spec_line(side.index, row)[: -len(digest) - 2]  # the hash leads: it is what changed
+        spec = short_spec(side.index, row)  # the hash leads: it is what changed
         return [(f" {mark} ", style), (f"/{digest[:7]} ", "line-list--accent"), (fit(suffix + spec, max(1, width - 12)), None)]
 
 

@@ -28,7 +28,7 @@ from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
 from cachetui.index.query import Query, QueryError, parse_query
 from cachetui.config import Config
-from cachetui.messages import DownloadProgress, LoadFailed, Loaded, LoadProgress, ResultReady
+from cachetui.messages import DownloadProgress, LoadFailed, Loaded, LoadProgress, QueryRejected, ResultReady
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
@@ -250,7 +250,8 @@ class MainScreen(Screen):
     def _evaluate(self, flt: Filter, generation: int) -> None:
         try:
             result = self.service.evaluate(flt, generation)
-        except QueryError:  # checked as typed; a filter set any other way keeps the last result
+        except QueryError as error:  # parsed as typed; this is what the sources cannot answer
+            self.post_message(QueryRejected(flt.query, error.message, error.start, generation))
             return
         if result is not None:
             self.post_message(ResultReady(result, generation))
@@ -258,6 +259,12 @@ class MainScreen(Screen):
     def on_result_ready(self, message: ResultReady) -> None:
         if self.service.is_current(message.generation):
             self._apply(message.result)
+
+    def on_query_rejected(self, message: QueryRejected) -> None:
+        # The last valid result stays, as for a query that does not parse.
+        if self.service.is_current(message.generation) and message.text == self.query_one("#search", Input).value:
+            self._show_query_error(f"column {message.start + 1}: {message.reason}")
+            self._update_search_hint()
 
     def _apply(self, result: Result | None) -> None:
         if result is None:
@@ -303,6 +310,9 @@ class MainScreen(Screen):
             status.append(f" · {self._loading}", style="italic")
         if self._query_error:
             status.append(f" · query: {visible(self._query_error)}", style="bold red")
+        elif self.result is not None and self.result.spack_0x_reading is not None:
+            # Spack 1.x binds `zlib %gcc@9 +shared`'s +shared to gcc; say what would match.
+            status.append(f" · tokens after %name bind to it; did you mean: {visible(self.result.spack_0x_reading)}", style="bold")
         report = self.service.report
         if report and report.problems:
             status.append(f" · {len(report.problems)} load problems (p)", style="bold")

@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import FLAG_KEYS, NO_COMPILER, LoadProblem, normalise_compiler
+from cachetui.model import FLAG_KEYS, LANGUAGES, NO_COMPILER, LoadProblem, normalise_compiler
 from cachetui.sources.nodes import NODE_COLUMNS, NodeColumns, coded
 
 HASH_RE = re.compile(r"^[a-z2-7]{32}$")
@@ -42,7 +42,7 @@ NODE_KINDS = ("binary", "external", "not in the build cache", "not in this index
 COMPILER_SOURCES = ("none", "legacy-field", "dependency", "annotation")
 _NONE, _LEGACY, _DEPENDENCY, _ANNOTATION = range(4)
 
-_COMPILER_VIRTUALS = ("c", "cxx", "fortran")  # the order in which an edge names the compiler
+_COMPILER_VIRTUALS = LANGUAGES  # the order in which an edge names the compiler
 _COMPILER_VIRTUALS_SET = frozenset(_COMPILER_VIRTUALS)
 _IGNORED_PARAMETERS = frozenset({"propagate", "abstract", "compiler_flags"})
 _KNOWN_VERSIONS = frozenset({"5", "6", "7", "8"})
@@ -571,7 +571,7 @@ def _legacy_compiler(raw: bytes) -> str | None:
 
 
 def _variants_of(raw: bytes) -> tuple[str, ...]:
-    """Variants as Spack prints them (`+x`, `~x`, `key=value`, `key=a,b`), then the compiler
+    """Variants as Spack prints them (`+x`, `~x`, `key=value`, `key:=a,b`), then the compiler
     flags that are set (`cflags="-O2 -g"`), each group sorted."""
     try:
         parameters = _DECODE_ANY.decode(raw)
@@ -594,8 +594,8 @@ def _variants_of(raw: bytes) -> tuple[str, ...]:
         elif isinstance(value, list):
             if name == "patches":
                 value = [str(v)[:7] for v in value]  # as Spack prints them
-            if value:
-                variants.append(f"{name}={','.join(str(v) for v in value)}")
+            if value:  # a list: a multi-valued variant, which Spack prints `name:=a,b`
+                variants.append(f"{name}:={','.join(str(v) for v in value)}")
         elif isinstance(value, (str, int, float)):
             variants.append(f"{name}={value}")
     return tuple(sorted(variants) + sorted(flags))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 
-from cachetui.output import spec_line
+from cachetui.spack_format import short_spec
 from cachetui.textsafe import visible
 from cachetui.widgets.line_list import LineList, Piece, fit, marked
 
@@ -45,7 +45,7 @@ class CandidateList(LineList):
         ix = self._index
         full_hash = ix.hashes[row]
         tag = "  " + fit(ix.field("tag", row), 24).rstrip()
-        spec = spec_line(ix, row)[: -len(full_hash) - 2]  # " /hash" is drawn apart, marked
+        spec = short_spec(ix, row)  # " /hash" is drawn apart, marked
         hash_pieces = marked(full_hash, ((0, len(self._prefix)),), "line-list--accent")
         room = width - 1 - len(" /") - len(full_hash) - len(tag)
         if room < 12:  # too narrow for the spec before its hash: the hash first, then what fits

@@ -20,6 +20,7 @@ from cachetui.index.highlight import NO_MARKS, SpecMarks
 from cachetui.model import split_flags
 from cachetui.output import size_text
 from cachetui.textsafe import visible
+from cachetui.spack_format import compiler_texts, ordered_variants
 from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.immediate_scroll import ImmediateScroll
 
@@ -128,7 +129,10 @@ def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Styl
     matched = marks.hash_length(spec.hash)
     text.append(spec.hash[:matched], style=match)
     text.append(spec.hash[matched:] + "\n", style="bold")
-    line("compiler", spec.compiler, match if "compiler" in marked else "")
+    # As Spack 1.x writes it: with the languages it provides (`c,cxx=gcc@10.2.1`), and each
+    # compiler where the edges name several (`c=gcc@10.2.1 cxx=llvm@17.0.6`).
+    compilers = " ".join(written.lstrip("%") for written in compiler_texts(index, row)) or spec.compiler
+    line("compiler", compilers, match if "compiler" in marked else "")
     text.append(f"{'arch':<9}", style="bold")
     for i, column in enumerate(("platform", "os", "target")):
         text.append("-" if i else "")
@@ -144,7 +148,7 @@ def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Styl
         line("manifest", files.manifest)
     line("source", spec.source)
     line("install", spec.install_command, "bold")
-    variants, flags = split_flags(spec.variants)
+    variants, flags = split_flags(ordered_variants(spec.variants))  # in the order Spack prints them
     text.append("variants\n", style="bold")
     for variant in variants or ["(none)"]:
         text.append("  ")
