@@ -63,6 +63,7 @@ def dependency_queries(index_root: Path, cache: Path, repeat: int) -> list[tuple
     sys.path.insert(0, str(HERE.parent))
     import time
 
+    from cachetui.index import dependency_match
     from cachetui.index.evaluate import evaluate
     from cachetui.index.filter import Filter
     from cachetui.service import IndexService
@@ -74,8 +75,7 @@ def dependency_queries(index_root: Path, cache: Path, repeat: int) -> list[tuple
     for query in DEPENDENCY_QUERIES:
         times = []
         for _ in range(repeat):
-            index_cache = getattr(sys.modules["cachetui.index.dependency_match"], "_CACHE")
-            index_cache.clear()  # each time computed, not remembered from the last round
+            dependency_match._CACHE.clear()  # each time computed, not remembered from the last round
             start = time.perf_counter()
             result = evaluate(index, Filter(query))
             times.append(time.perf_counter() - start)

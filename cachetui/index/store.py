@@ -127,6 +127,7 @@ class Index:
         self._codes = parts.codes
         self._stack_names = parts.stack_names
         self._variantset_values: list[tuple[str, ...]] | None = None  # decoded when asked
+        self._variantsets_decoded: dict[int, tuple[str, ...]] = {}  # ... or one at a time
         self._tokens: list[str] | None = None
         self._token_sets: np.ndarray | None = None
         self._hash_order = parts.hash_order
@@ -196,7 +197,13 @@ class Index:
     def _variantset(self, code: int) -> tuple[str, ...]:
         if self._variantset_values is not None:
             return self._variantset_values[code]
-        return tuple(self.parts.variant_tokens.take(self.parts.variantsets[code].tolist()))  # type: ignore[arg-type]
+        # Decoded once a set: an export of a million rows meets a few thousand sets.
+        found = self._variantsets_decoded.get(code)
+        if found is None:
+            if len(self._variantsets_decoded) >= 65536:
+                self._variantsets_decoded.clear()
+            found = self._variantsets_decoded[code] = tuple(self.parts.variant_tokens.take(self.parts.variantsets[code].tolist()))  # type: ignore[arg-type]
+        return found
 
     def size(self, row: int) -> int | None:
         sizes = self.parts.sizes

@@ -42,8 +42,7 @@ NODE_KINDS = ("binary", "external", "not in the build cache", "not in this index
 COMPILER_SOURCES = ("none", "legacy-field", "dependency", "annotation")
 _NONE, _LEGACY, _DEPENDENCY, _ANNOTATION = range(4)
 
-_COMPILER_VIRTUALS = LANGUAGES  # the order in which an edge names the compiler
-_COMPILER_VIRTUALS_SET = frozenset(_COMPILER_VIRTUALS)
+_LANGUAGES_SET = frozenset(LANGUAGES)  # an edge providing one of these names the compiler
 _IGNORED_PARAMETERS = frozenset({"propagate", "abstract", "compiler_flags"})
 _KNOWN_VERSIONS = frozenset({"5", "6", "7", "8"})
 
@@ -467,9 +466,9 @@ def _add_edges(db: DatabaseFile, position: dict[str, int], sources: list[int], e
     db.edge_to.extend(to)
     db.edge_types.extend([bits for bits, _ in edge_kinds])
     db.edge_virtuals.extend([virtuals for _, virtuals in edge_kinds])
-    for i in [i for i, (_, virtuals) in enumerate(edge_kinds) if virtuals and not _COMPILER_VIRTUALS_SET.isdisjoint(virtuals)]:
+    for i in [i for i, (_, virtuals) in enumerate(edge_kinds) if virtuals and not _LANGUAGES_SET.isdisjoint(virtuals)]:
         virtuals, at = edge_kinds[i][1], sources[i]
-        rank = min(_COMPILER_VIRTUALS.index(v) for v in virtuals if v in _COMPILER_VIRTUALS_SET)
+        rank = min(LANGUAGES.index(v) for v in virtuals if v in _LANGUAGES_SET)
         if at not in found or rank < found[at][0]:
             found[at] = (rank, to[i])
 
