@@ -473,6 +473,20 @@ async def test_spec_syntax_in_the_search_box_and_an_error_keeps_the_last_result(
         assert not search.has_class("-invalid") and not search.border_subtitle and status(app).endswith(shown)
 
 
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_a_query_read_the_spack_0x_way_offers_the_one_that_matches(size) -> None:
+    app = CacheTUI()
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"py-mpi4py %gcc@11 os=ubuntu22.04")  # os= binds to gcc in Spack 1.x
+        await settle(app, pilot)
+        search = app.screen.query_one("#search")
+        assert status(app).startswith("0 of ") and not search.has_class("-invalid")
+        assert str(search.border_subtitle) == "did you mean: py-mpi4py os=ubuntu22.04 %gcc@11"
+        assert status(app).endswith(" specs · try: py-mpi4py os=ubuntu22.04 %gcc@11")
+        assert " specs · try: py-mpi4py os=ubuntu22.04 %gcc@11" in painted(app)  # in full, at 80x24 too
+
+
 def underlined(line_list: LineList, y: int) -> list[str]:
     """The runs of row `y` drawn as matching text (the match style underlines, for no-colour
     terminals too)."""

@@ -312,7 +312,8 @@ class MainScreen(Screen):
             status.append(f" · query: {visible(self._query_error)}", style="bold red")
         elif self.result is not None and self.result.spack_0x_reading is not None:
             # Spack 1.x binds `zlib %gcc@9 +shared`'s +shared to gcc; say what would match.
-            status.append(f" · tokens after %name bind to it; did you mean: {visible(self.result.spack_0x_reading)}", style="bold")
+            # Short: at 80 columns the status line has ~45 left; the search box's subtitle says more.
+            status.append(f" · try: {visible(self.result.spack_0x_reading)}", style="bold")
         report = self.service.report
         if report and report.problems:
             status.append(f" · {len(report.problems)} load problems (p)", style="bold")
@@ -351,6 +352,8 @@ class MainScreen(Screen):
         text, result = search.value, self.result
         if self._query_error:
             hint = self._query_error
+        elif result is not None and result.filter.query == text and result.spack_0x_reading is not None:
+            hint = f"did you mean: {visible(result.spack_0x_reading)}"  # the box has room the status line lacks at 80 columns
         elif text.endswith("/") and _parsed(text) is None:  # (`tag=a/` parses: a value)
             hint = "hash lookup: type the first characters of a hash"
         elif result is not None and result.filter.query != text and "/" in text:
