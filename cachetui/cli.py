@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from cachetui import __version__
 from cachetui.config import COLORS, ORIGIN_COMMAND_LINE, Config, default_config_path, describe, load_config
+from cachetui.model import BINARY_KIND
 from cachetui.index.filter import Filter
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
 from cachetui.output import (SPEC_COLUMNS, edge_json, json_text, size_text, spec_cells, spec_json, spec_line, table, write_csv,
@@ -201,18 +202,21 @@ def _stats(options: argparse.Namespace) -> int:
     index = report.index
     facets = {facet: {v: c for v, c in zip(index.facet_values[facet], (b.bit_count() for b in index.facet_bits[facet]))} for facet in ("stack", "os", "target", "compiler", "platform")}
     tags = {v: b.bit_count() for v, b in zip(index.facet_values["tag"], index.facet_bits["tag"])}
+    kinds = {v: b.bit_count() for v, b in zip(index.facet_values["kind"], index.facet_bits["kind"])}
     if options.json:
         _print_json(
             {
                 "packages": index.n_packages,
                 "specs": index.n_specs,
+                "kinds": kinds,
                 "tags": tags,
                 "facets": facets,
                 "problems": [{"source": p.source, "error": p.message, "severity": p.severity} for p in report.problems],
             }
         )
         return EXIT_OK
-    print(f"{index.n_packages:,} packages, {index.n_specs:,} specs from {report.files:,} files")
+    apart = f" ({', '.join(f'{c:,} {_KIND_COUNTED.get(kind, kind)}' for kind, c in kinds.items())})" if set(kinds) - {BINARY_KIND} else ""
+    print(f"{index.n_packages:,} packages, {index.n_specs:,} specs{apart} from {report.files:,} files")
     if report.problems:
         print(f"{len(report.problems):,} load problems (listed on stderr)")
     for title, counts in [("tag", tags)] + list(facets.items()):
@@ -220,6 +224,9 @@ def _stats(options: argparse.Namespace) -> int:
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         print(table((title, "specs"), ((v, f"{c:,}") for v, c in ranked), right=(1,)))
     return EXIT_OK
+
+
+_KIND_COUNTED = {BINARY_KIND: "binaries"}
 
 
 # -- lookup -----------------------------------------------------------------------------
@@ -262,6 +269,7 @@ def _detail_text(index, row: int) -> str:
         ("stacks", ", ".join(spec.stacks) or "-"),
         ("size", size_text(spec.size)),
         ("tag", spec.tag),
+        ("kind", spec.kind),
         ("tarball", spec.tarball or "unknown"),
     ]
     files = index.binary_files(row)

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The facets a user can filter on, in the order the sidebar shows them.
-FACETS: tuple[str, ...] = ("stack", "os", "target", "compiler", "platform", "tag")
+FACETS: tuple[str, ...] = ("stack", "os", "target", "compiler", "platform", "tag", "kind")
+
+# What a listed spec is: a binary in a build cache, or a spec in a local install database.
+BINARY_KIND, INSTALLED_KIND = "binary", "installed"
 
 # The virtuals a compiler provides (Spack 1.x: `%c,cxx=gcc`), in the order Spack lists them.
 LANGUAGES: tuple[str, ...] = ("c", "cxx", "fortran")
@@ -31,6 +34,7 @@ class Spec:
     size: int | None  # bytes; None when unknown
     tarball: str | None
     source: str  # the file it was read from
+    kind: str = BINARY_KIND  # a binary in a build cache, or a spec installed (an install database)
 
     @property
     def arch(self) -> str:

@@ -39,6 +39,7 @@ def spec_json(index: Index, row: int) -> dict[str, Any]:
         "size": spec.size,
         "tarball": spec.tarball,
         "source": spec.source,
+        "kind": spec.kind,
         **_mirror_files(index, row),
     }
 
@@ -72,7 +73,7 @@ def json_text(value: object) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-CSV_COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source")
+CSV_COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source", "kind")
 EXPORT_FORMATS = {"csv": "CSV", "json": "JSON", "specs": "Spack spec lines"}
 
 

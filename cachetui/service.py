@@ -109,6 +109,8 @@ class IndexService:
             with gc_paused():
                 index, duplicates = build_index(chunks())
         read_problems.extend(duplicates)
+        if not (cancelled is not None and cancelled()):
+            _find_spec_files(index)
         if stored_at is not None and not (cancelled is not None and cancelled()):
             fetched = any(f.shown_as is not None for f in files) or has_urls(self.sources)
             # Fetch notes (offline, using a copy) are about this start, not the snapshot's.
@@ -169,3 +171,26 @@ def _checks(resolved: Resolved | None) -> dict:
 def _fetch_notes(resolved: Resolved | None) -> list[LoadProblem]:
     """What fetching said about this start (e.g. offline: a copy used)."""
     return [p for p in resolved.problems if p.severity == "warning" and "using the copy" in p.message] if resolved else []
+
+
+def _find_spec_files(index: Index) -> None:
+    """Which spec file each v2 mirror holds for its binaries: signed (`.spec.json.sig`),
+    unsigned (`.spec.json`) or Spack 0.16's (`.spec.yaml`). Asked of one binary a mirror, in
+    the order Spack looks; a mirror that cannot be asked keeps the signed name."""
+    import os
+
+    from cachetui.sources.fetch import FetchError, exists, is_url
+    from cachetui.sources.mirror import SPEC_FILE_SUFFIXES
+
+    for source, origin in index.parts.origins.items():
+        row = index.row_from(source) if origin[1] == 2 else None
+        if row is None:
+            continue
+        for suffix in SPEC_FILE_SUFFIXES:
+            path = index.binary_files(row, suffix).spec_file or ""
+            try:
+                if exists(path) if is_url(path) else os.path.isfile(path):
+                    origin[2] = suffix
+                    break
+            except FetchError:
+                break  # offline: not known

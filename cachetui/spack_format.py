@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -19,6 +21,31 @@ from cachetui.model import FLAG_KEYS, NO_COMPILER
 
 if TYPE_CHECKING:
     from cachetui.index.store import Index
+
+
+# What Spack leaves unquoted in a variant's or a flag's value (spec_parser.NO_QUOTES_NEEDED).
+_NO_QUOTES_NEEDED = re.compile(r"^[a-zA-Z0-9,/_.\-\[\]]+$")
+
+
+def quote_if_needed(value: str) -> str:
+    """A value as Spack writes it: bare, in single quotes, or (holding a single quote) as a
+    JSON string: `languages:='c,c++,fortran'`, `cflags='-O2 -g'`."""
+    if _NO_QUOTES_NEEDED.match(value):
+        return value
+    return json.dumps(value) if "'" in value else f"'{value}'"
+
+
+def unquoted(value: str) -> str:
+    """A value as quote_if_needed wrote it, read back."""
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            text = json.loads(value)
+        except ValueError:
+            return value[1:-1]
+        return text if isinstance(text, str) else value[1:-1]
+    return value
 
 
 def ordered_variants(variants: Iterable[str]) -> list[str]:

@@ -330,4 +330,4 @@ def test_compiler_flags_are_listed_apart_from_variants(tmp_path):
     row = next(r for r in range(index.n_specs) if any(v.startswith("cflags=") for v in index.variants(r)))
     text = detail_text(index, row).plain
     variants, flags = text.split("\nvariants\n", 1)[1].split("\nflags\n", 1)
-    assert 'cflags="-O2 -g"' in flags and "cflags" not in variants
+    assert "cflags='-O2 -g'" in flags and "cflags" not in variants

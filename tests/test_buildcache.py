@@ -13,6 +13,7 @@ from cachetui.index.graph import Graph
 from cachetui.service import IndexService
 from cachetui.model import split_flags
 from cachetui.sources.database import COMPILER_SOURCES
+from cachetui.spack_format import unquoted
 
 FIXTURES = Path(__file__).parent / "fixtures" / "buildcache"
 # fixture -> the SOURCE a user would give (the mirror root, or the file)
@@ -40,7 +41,7 @@ def row_record(index, row: int, root: str) -> dict:
         "hash": index.hashes[row], "name": index.package_name(row), "version": index.field("version", row),
         "compiler": index.field("compiler", row), "platform": index.field("platform", row),
         "os": index.field("os", row), "target": index.field("target", row), "variants": sorted(variants),
-        "flags": {f.split("=", 1)[0]: f.split("=", 1)[1].strip('"').split(" ") for f in flags},
+        "flags": {f.split("=", 1)[0]: unquoted(f.split("=", 1)[1]).split(" ") for f in flags},
         "compiler_source": COMPILER_SOURCES[graph.compiler_source(node)] if node is not None else "none",
         "dependencies": [{"name": d.name, "hash": d.hash, "deptypes": sorted(d.deptype_names), "virtuals": list(d.virtuals)}
                          for d in graph.dependencies(node)] if node is not None else [],

@@ -13,7 +13,7 @@ from cachetui import __version__
 from cachetui.cli import main
 from conftest import SAMPLE, SAMPLE_FILES, fake_hash, raw_front_matter, record, write_summary
 
-SPEC_KEYS = {"package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source"}
+SPEC_KEYS = {"package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source", "kind"}
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -26,8 +26,8 @@ def test_stats_json_shape_and_counts(capsys) -> None:
     code, out, err = run(capsys, "stats", "--json")
     data = json.loads(out)
     assert code == 0 and err == ""
-    assert set(data) == {"packages", "specs", "tags", "facets", "problems"}
-    assert (data["packages"], data["specs"], data["tags"]) == (len(SAMPLE.packages), SAMPLE.specs, {"develop": SAMPLE.specs})
+    assert set(data) == {"packages", "specs", "kinds", "tags", "facets", "problems"}
+    assert (data["packages"], data["specs"], data["tags"], data["kinds"]) == (len(SAMPLE.packages), SAMPLE.specs, {"develop": SAMPLE.specs}, {"binary": SAMPLE.specs})
     assert set(data["facets"]) == {"stack", "os", "target", "compiler", "platform"}
     assert data["facets"]["stack"]["root"] == SAMPLE.specs
     assert data["facets"]["platform"] == {p: SAMPLE.count(platform=p) for p in ("darwin", "linux")}
@@ -199,7 +199,7 @@ def test_search_csv_has_a_header_and_a_line_per_matching_spec(capsys) -> None:
         r["hash"] for r in raw_front_matter(next(p for p in SAMPLE_FILES if p.parent.name == "py-mpi4py"))["spec_details"]}
     assert code == 0 and {line["hash"] for line in lines} == wanted
     assert all(line["package"] == "py-mpi4py" and line["os"] == "ubuntu22.04" for line in lines)
-    assert list(lines[0]) == ["package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source"]
+    assert list(lines[0]) == ["package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source", "kind"]
 
 
 def test_search_with_a_bad_query_points_at_it(capsys) -> None:

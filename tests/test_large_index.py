@@ -84,3 +84,19 @@ def test_a_v3_index_blob_is_read_in_parts_too(index_20k: Path, tmp_path: Path, m
     [manifest] = resolve.resolve([str(mirror)], None).files
     assert large_database(manifest) is not None  # the manifest's blob is what is cut
     assert view(IndexService([str(mirror)], use_cache=False).load()) == view(whole)
+
+
+def test_a_large_install_database_is_read_in_parts_as_installed_specs(index_20k: Path, tmp_path: Path, monkeypatch) -> None:
+    """No record says `in_buildcache`: a local install database, its specs listed as
+    installed, in parts as whole."""
+    import json
+
+    data = json.loads((index_20k / "build_cache" / "index.json").read_text())
+    for record in data["database"]["installs"].values():
+        record.pop("in_buildcache", None)
+    (tmp_path / "build_cache").mkdir()
+    (tmp_path / "build_cache" / "index.json").write_text(json.dumps(data))
+    whole = IndexService([str(tmp_path)], use_cache=False).load()
+    assert whole.index.n_specs > 19_000 and whole.index.facet_values["kind"] == ["installed"]
+    small_parts(monkeypatch)
+    assert view(IndexService([str(tmp_path)], use_cache=False).load()) == view(whole)

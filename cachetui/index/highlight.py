@@ -15,7 +15,7 @@ from cachetui.index.query import Query, QueryError, Variant, parse_query, varian
 Span = tuple[int, int]  # [start, end) in characters
 
 # The query fields that name a spec column; `stack` and `tag` among them.
-_COLUMNS_OF_FIELDS = {"platform", "os", "target", "stack", "tag"}
+_COLUMNS_OF_FIELDS = {"platform", "os", "target", "stack", "tag", "kind"}
 
 
 @dataclass(frozen=True)

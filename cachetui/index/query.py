@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
 from cachetui.index.versions import version_key
+from cachetui.spack_format import unquoted
 
 
 class QueryError(ValueError):
@@ -135,7 +136,7 @@ def variant_values(variants: tuple[str, ...]) -> dict[str, frozenset[str]]:
             out[variant[1:]] = frozenset({"true" if variant[0] == "+" else "false"})
         elif "=" in variant:
             name, _, value = variant.partition("=")
-            out[name.rstrip(":")] = frozenset(value.split(","))
+            out[name.rstrip(":")] = frozenset(unquoted(value).split(","))
     return out
 
 
@@ -260,9 +261,10 @@ def _walk(dependencies: tuple[Dependency, ...]):
         yield from _walk(dependency.dependencies)
 
 
-FIELD_KEYS = {"platform": "platform", "os": "os", "operating_system": "os", "target": "target", "stack": "stack", "tag": "tag"}
+FIELD_KEYS = {"platform": "platform", "os": "os", "operating_system": "os", "target": "target", "stack": "stack", "tag": "tag",
+              "kind": "kind"}
 # Properties of a binary's listing, not of a node: they bind to the root wherever they stand.
-_LISTING_FIELDS = frozenset({"stack", "tag"})
+_LISTING_FIELDS = frozenset({"stack", "tag", "kind"})
 _ARCH_KEYS = ("arch", "architecture")
 _NAME = r"[A-Za-z0-9_*][A-Za-z0-9_\-.*]*"
 _TOKEN = re.compile(

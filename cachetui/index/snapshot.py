@@ -35,12 +35,15 @@ from cachetui.index.store import TEXT_COLUMNS, Index, IndexParts
 from cachetui.index.strings import Ragged, StringTable
 from cachetui.model import FACETS, LoadProblem
 from cachetui.sources import Stamp, stamp_of
+from cachetui.sources.mirror import SPEC_FILE_SUFFIXES
 
 MAGIC = b"CACHETUI-INDEX\n"
 # 2: per-package facet histograms; 3: package ids fixed for mixed-case names; 4: dependency
 # graph; 5: mapped, every string table and per-row string a section (tarball URLs, sizes);
-# 6: multi-valued variants of index records written `name:=a,b`, as Spack prints them.
-FORMAT = 6
+# 6: multi-valued variants of index records written `name:=a,b`, as Spack prints them;
+# 7: values quoted and multi-valued ones sorted as Spack prints them, the spec file a v2
+# mirror holds, installed specs a kind of their own.
+FORMAT = 7
 _DIGEST = 4  # CRC-32 of the rest: catches damage and truncation (tampering is caught by validation)
 _ALIGN = 64
 _GRAPH_ARRAYS = ("name_codes", "version_codes", "compiler_codes", "kinds", "compiler_sources", "edge_starts", "edge_to",
@@ -369,7 +372,8 @@ def _parts(header: dict[str, Any], pieces: dict[str, Any]) -> IndexParts:
     if any(h.size and int(h.min()) < 0 for h in histograms.values()):
         raise ValueError("facet histograms")
     return IndexParts(
-        origins={str(k): [None if v[0] is None else str(v[0]), v[1] if v[1] in (2, 3) else None] for k, v in header["origins"].items()},
+        origins={str(k): [None if v[0] is None else str(v[0]), v[1] if v[1] in (2, 3) else None,
+                          v[2] if len(v) > 2 and v[2] in SPEC_FILE_SUFFIXES else None] for k, v in header["origins"].items()},
         packages=packages, starts=starts.astype(np.int64, copy=False), values=values, codes=codes, stack_names=stack_names,
         stacksets=stacksets, variant_tokens=variant_tokens, variantsets=variantsets, hash_blob=pieces["hashes"],
         hash_order=order.astype(np.int32, copy=False), sizes=sizes, facet_values=facet_values, facet_bits=facet_bits,

@@ -31,7 +31,7 @@ from cachetui.model import FACETS, LoadProblem, Spec
 # Interned columns: a code a row, into a table of distinct values. The tarball columns hold
 # a summary's `tarball` URL: the mirror root Spack's v2 rule rebuilds it from (one or two a
 # tag), else the URL itself where the rule does not give it back; None where none is known.
-TEXT_COLUMNS = ("version", "compiler", "platform", "os", "target", "tag", "source", "tarball_root", "tarball_text")
+TEXT_COLUMNS = ("version", "compiler", "platform", "os", "target", "tag", "source", "tarball_root", "tarball_text", "kind")
 
 
 # Base32 characters in text order ('2'-'7' sort before 'a'-'z') -> 5-bit values.
@@ -101,7 +101,7 @@ class IndexParts:
     # facet -> int32 [package, value]: how many rows of each package carry each value.
     facet_histograms: dict[str, np.ndarray] = field(default_factory=dict)
     # source -> [mirror root, layout]: where a database's binaries' files are.
-    origins: dict[str, list] = field(default_factory=dict)
+    origins: dict[str, list] = field(default_factory=dict)  # source -> [mirror root, layout, v2 spec-file ending or None]
     graph: GraphParts = field(default_factory=GraphParts)
 
 
@@ -223,14 +223,26 @@ class Index:
                                 f("platform", row), f("os", row), f("target", row), f("compiler", row)).tarball
         return self.binary_files(row).tarball
 
-    def binary_files(self, row: int) -> BinaryFiles:
-        """The URLs of a binary's spec file, tarball or manifest, where its mirror is known."""
+    def binary_files(self, row: int, spec_suffix: str | None = None) -> BinaryFiles:
+        """The URLs of a binary's spec file, tarball or manifest, where its mirror is known
+        (`spec_suffix`: a v2 spec file's ending, when not the one found for its mirror)."""
         origin = self.parts.origins.get(self.field("source", row))
         if origin is None:
             return BinaryFiles()
         f = self.field
         return binary_files(origin[0], origin[1], self.package_name(row), f("version", row), self.hashes[row],
-                            f("platform", row), f("os", row), f("target", row), f("compiler", row))
+                            f("platform", row), f("os", row), f("target", row), f("compiler", row),
+                            spec_suffix or (origin[2] if len(origin) > 2 else None))
+
+    def row_from(self, source: str) -> int | None:
+        """A row read from `source` (the first), or None."""
+        codes = self.parts.codes["source"]
+        try:
+            code = list(self.parts.values["source"]).index(source)
+        except ValueError:
+            return None
+        rows = np.flatnonzero(codes == code)
+        return int(rows[0]) if len(rows) else None
 
     def spec(self, row: int) -> Spec:
         f = self.field
@@ -238,7 +250,7 @@ class Index:
             package=self.package_name(row), version=f("version", row), compiler=f("compiler", row),
             platform=f("platform", row), os=f("os", row), target=f("target", row), hash=self.hashes[row],
             variants=self.variants(row), stacks=self.stacks(row), tag=f("tag", row), size=self.size(row),
-            tarball=self.tarball(row), source=f("source", row),
+            tarball=self.tarball(row), source=f("source", row), kind=f("kind", row),
         )
 
     # -- hashes -------------------------------------------------------------------------
@@ -454,7 +466,7 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
     # Not stable (a third of the time): rows whose hashes share their first 8 characters are
     # put back in file order where it matters, among duplicates.
-    by_hash = _sort_rows(_packed([(bits, 1 << 40), (rows["tag"], len(values["tag"]))]), stable=False)
+    by_hash = _sort_rows(_packed([(bits, 1 << 40), (rows["tag"], len(values["tag"])), (rows["kind"], len(values["kind"]))]), stable=False)
     keep, problems = _first_of_duplicates(by_hash, bits[by_hash], rows, values, blob)
     del bits
     if keep is not None:
@@ -514,7 +526,7 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         hash_blob=hash_blob,
         hash_order=hash_order,
         sizes=row_sizes,
-        origins={source: [o.root, o.layout] for source, o in origins.items() if o.root is not None},
+        origins={source: [o.root, o.layout, None] for source, o in origins.items() if o.root is not None},
         graph=build_graph(graphs, hash_blob),
     )
     built.facet_values, built.facet_bits, built.facet_histograms = _facets(built, {f: values[f] for f in FACETS if f != "stack"}, stacksets)
@@ -591,16 +603,17 @@ def _ranks(values: list[str], key) -> np.ndarray:
 
 
 def _first_of_duplicates(by_hash, keys, rows, values, blob):
-    """Rows to keep when one hash appears twice in one tag (None: no duplicates).
+    """Rows to keep when one hash appears twice in one tag, as one kind (None: no duplicates).
 
-    `by_hash` has the rows sorted by (first 8 hash characters, tag), `keys` those characters
+    `by_hash` has the rows sorted by (first 8 hash characters, tag, kind), `keys` those characters
     as bits in that order: a duplicate is in a run of equal keys and tags, where full hashes
     are compared and the first row (file order) is kept.
     """
     if len(by_hash) < 2:
         return None, []
-    tags = rows["tag"]
-    same = (keys[1:] == keys[:-1]) & (tags[by_hash][1:] == tags[by_hash][:-1])
+    tags, kinds = rows["tag"], rows["kind"]
+    # (A spec both installed here and a binary in a cache is listed as each.)
+    same = (keys[1:] == keys[:-1]) & (tags[by_hash][1:] == tags[by_hash][:-1]) & (kinds[by_hash][1:] == kinds[by_hash][:-1])
     if not same.any():
         return None, []
     keep = np.ones(len(by_hash), dtype=bool)

@@ -20,10 +20,10 @@ import re
 from cachetui.sources.clearsign import strip_clearsign
 from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.database import DatabaseFile, NotADatabase, looks_like_database, read_database
-from cachetui.sources.mirror import MIRROR_DIRECTORIES, V2_INDEX, V3_INDEX, Origin, index_blob_of, local_index, origin_of
+from cachetui.sources.mirror import MIRROR_DIRECTORIES, V2_INDEX, V3_INDEX, Origin, index_blob_of, local_index, origin_of, spec_blob_of
 from cachetui.model import LoadProblem
 from cachetui.sources.summary import NotASummary, OlderPage, SummaryFile, read_summary, read_summary_bytes
-from cachetui.sources.specfile import looks_like_spec_file, read_old_page, read_spec_file
+from cachetui.sources.specfile import looks_like_spec_file, looks_like_spec_yaml, read_old_page, read_spec_file, read_spec_yaml
 from cachetui.sources.nodes import NodeColumns
 from cachetui.sources.split import Plan
 
@@ -160,7 +160,7 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
         with open(path, "rb") as handle:
             head = handle.read(_SNIFF_BYTES)
             kind = _kind_of(head)
-            limit = MAX_DATABASE_BYTES if kind in ("database", "manifest", "gzip") else MAX_FILE_BYTES
+            limit = MAX_DATABASE_BYTES if kind in ("database", "manifest", "spec manifest", "gzip") else MAX_FILE_BYTES
             if info.st_size > limit:
                 return None, [LoadProblem(name, f"file is {info.st_size:,} bytes, larger than the {limit:,}-byte limit; skipped")]
             data = b""
@@ -173,7 +173,7 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
         # of tarballs (build_cache/, a downloads folder) must not be decompressed to learn
         # that it holds none.
         inner = _kind_of(_gunzipped_head(path))
-        if inner not in ("database", "manifest", "spec file", "clearsigned"):
+        if inner not in ("database", "manifest", "spec manifest", "spec file", "clearsigned"):
             return None, [LoadProblem(name, "gzip data, but not a Spack build-cache index, manifest or spec file")]
         from cachetui.sources.fetch import FetchError, read_body  # (urllib and ssl: only when needed)
 
@@ -196,6 +196,10 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
             return _database(_read_index_manifest(data, path, origin, name), name)
         if kind == "spec file":
             return _database(read_spec_file(data, name), name)
+        if kind == "spec manifest":
+            return _database(_read_spec_manifest(data, path, origin, name), name)
+        if kind == "spec yaml":
+            return _database(read_spec_yaml(data, name), name)
         if kind == "tag map":
             return None, [LoadProblem(name, "a map of tags to stacks (cache_spack_io_index.json) found inside a directory; name it as a SOURCE to load the indexes it lists")]
         if kind == "json":
@@ -253,17 +257,30 @@ def _gunzipped_head(path: str) -> bytes:
 
 def _read_index_manifest(data: bytes, path: str, origin: Origin | None, name: str) -> DatabaseFile:
     """A local v3 index manifest: the database in the blob it names, under the mirror root."""
+    body = _manifest_blob(data, path, origin, name, index_blob_of, "index", MAX_DATABASE_BYTES)
+    return read_database(body, name)
+
+
+def _read_spec_manifest(data: bytes, path: str, origin: Origin | None, name: str) -> DatabaseFile:
+    """A local v3 spec manifest: the spec file in the blob it names, under the mirror root."""
+    from cachetui.sources.specfile import MAX_SPEC_FILE_BYTES
+
+    body = _manifest_blob(data, path, origin, name, spec_blob_of, "spec", MAX_SPEC_FILE_BYTES)
+    return read_spec_file(body, name)
+
+
+def _manifest_blob(data: bytes, path: str, origin: Origin | None, name: str, blob_of, kind: str, limit: int) -> bytes:
+    """The (inflated) blob a manifest names, from the mirror root its path is in."""
     root = origin.root if origin is not None and origin.root is not None else origin_of(os.path.abspath(path)).root
     if root is None:
-        raise NotADatabase("a v3 index manifest outside a mirror (no v3/manifests/index/ above it): cannot find its blob")
+        raise NotADatabase(f"a v3 {kind} manifest outside a mirror (no v3/manifests/{kind}/ above it): cannot find its blob")
     from cachetui.sources.fetch import FetchError, read_body
 
     try:
-        blob = os.path.join(root, *index_blob_of(data, name).split("/"))
-        body = read_body(Path(blob), blob, MAX_DATABASE_BYTES)
+        blob = os.path.join(root, *blob_of(data, name).split("/"))
+        return read_body(Path(blob), blob, limit)
     except FetchError as error:
         raise NotADatabase(f"{error.reason}" if error.url == name else f"{error.url}: {error.reason}") from None
-    return read_database(body, name)
 
 
 _SNIFF_BYTES = 4096
@@ -277,19 +294,21 @@ def _kind_of(head: bytes) -> str:
     if text.startswith(b"-----BEGIN PGP SIGNED MESSAGE-----"):
         return "clearsigned"
     if not text.startswith(b"{"):
-        return "text"
+        return "spec yaml" if looks_like_spec_yaml(text) else "text"
     if looks_like_database(text):
         return "database"
     if looks_like_spec_file(text):
         return "spec file"
     if re.match(rb'\{\s*"(version|data)"\s*:', text) and b"application/vnd.spack.db" in text:
         return "manifest"
+    if re.match(rb'\{\s*"(version|data)"\s*:', text) and b"application/vnd.spack.spec" in text:
+        return "spec manifest"
     if re.match(rb'\{\s*"[^"]+"\s*:\s*\[\s*(\]|\{\s*"(label|url)")', text):
         return "tag map"
     return "json"
 
 
-_NOT_KNOWN_JSON = "JSON, but not a Spack build-cache index, spec file, index manifest or tag map"
+_NOT_KNOWN_JSON = "JSON, but not a Spack build-cache index, spec file, index or spec manifest, or tag map"
 
 
 def large_database(file: str | SourceFile) -> Plan | None:

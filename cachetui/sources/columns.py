@@ -12,8 +12,8 @@ from operator import attrgetter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cachetui.model import LoadProblem, normalise_compiler
-from cachetui.sources.database import DatabaseFile
+from cachetui.model import BINARY_KIND, LoadProblem, normalise_compiler
+from cachetui.sources.database import LISTED_KINDS, NODE_KINDS, DatabaseFile
 from cachetui.sources.mirror import Origin, v2_compiler, v2_tarball_around_hash
 from cachetui.sources.nodes import NodeColumns
 from cachetui.sources.summary import BUILD_COLUMNS, LIST_COLUMNS, UNTAGGED, Record, SummaryFile, size_of, tarball_of
@@ -26,7 +26,7 @@ from cachetui.sources.summary import BUILD_COLUMNS, LIST_COLUMNS, UNTAGGED, Reco
 # ("tarball_root": one or two for a whole tag), or as itself where the rule does not give
 # it back ("tarball_text"): a million distinct URLs would otherwise be a million strings
 # to keep and to store.
-COLUMNS = ("package", "build", "tag", "source", "stacks", "variants", "tarball_root", "tarball_text")
+COLUMNS = ("package", "build", "tag", "source", "stacks", "variants", "tarball_root", "tarball_text", "kind")
 _UNKNOWN_SIZE = array("q", [-1])
 
 
@@ -72,6 +72,7 @@ class ColumnChunk:
         if not n:
             return
         self._constant("package", summary.package, n)
+        self._constant("kind", BINARY_KIND, n)
         self._constant("tag", summary.tag, n)
         self._constant("source", source, n)
         for column in ("build", *LIST_COLUMNS):
@@ -115,6 +116,8 @@ class ColumnChunk:
             self._constant("tag", tag, n)
             self._constant("source", source, n)
             self._constant("stacks", tuple(sorted(set(origin.stacks))) if origin is not None else (), n)
+            kinds = [NODE_KINDS[db.kinds[at]] for at in listed]
+            self._column("kind", kinds, set(kinds), None)
             for name, values in (("package", column(db.names)), ("variants", column(db.variants)),
                                  ("build", list(zip(*map(column, (db.versions, db.compilers, db.platforms, db.oss, db.targets)))))):
                 self._column(name, values, set(values), None)
@@ -132,15 +135,16 @@ class ColumnChunk:
         all its nodes for the graph. Only into a new chunk: its tables are the nodes' own."""
         import numpy as np
 
-        from cachetui.sources.database import BINARY
-
         assert not self.rows, "add_columns takes a new chunk"
         self.files += 1
         if origin is not None and (origin.root is not None or origin.tag or origin.stacks):
             self.origins[source] = origin
-        listed = np.flatnonzero(np.frombuffer(nodes.kinds, dtype=np.uint8) == BINARY)
+        node_kinds = np.frombuffer(nodes.kinds, dtype=np.uint8)
+        listed = np.flatnonzero(np.isin(node_kinds, LISTED_KINDS))
         n = len(listed)
         if n:
+            self.values["kind"] = list(NODE_KINDS)
+            self.codes["kind"] = array("i", node_kinds[listed].astype(np.int32).tobytes())
             tag = (origin.tag if origin is not None else None) or UNTAGGED
             self._constant("tag", tag, n)
             self._constant("source", source, n)

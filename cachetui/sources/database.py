@@ -23,8 +23,9 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import FLAG_KEYS, LANGUAGES, NO_COMPILER, LoadProblem, normalise_compiler
-from cachetui.sources.nodes import NODE_COLUMNS, NodeColumns, coded
+from cachetui.model import BINARY_KIND, FLAG_KEYS, INSTALLED_KIND, LANGUAGES, NO_COMPILER, LoadProblem, normalise_compiler
+from cachetui.sources.nodes import NODE_COLUMNS, RECORD_RANKS, NodeColumns, coded
+from cachetui.spack_format import quote_if_needed
 
 HASH_RE = re.compile(r"^[a-z2-7]{32}$")
 _BASE32_RUN = re.compile(r"[a-z2-7]*")
@@ -34,9 +35,12 @@ UNKNOWN = "unknown"  # a platform, os or target the record does not give
 BUILD, LINK, RUN, TEST = 1, 2, 4, 8
 DEPTYPE_BITS = {"build": BUILD, "link": LINK, "run": RUN, "test": TEST}
 
-# What a node is, in the dependency graph.
-BINARY, EXTERNAL, NOT_IN_CACHE, UNRESOLVED, DEPENDENCY_ONLY = range(5)
-NODE_KINDS = ("binary", "external", "not in the build cache", "not in this index", "a dependency in a spec file")
+# What a node is, in the dependency graph. A binary (in a build cache) and an installed spec
+# (in a local install database) are listed; the rest are there for edges to resolve.
+BINARY, EXTERNAL, NOT_IN_CACHE, UNRESOLVED, DEPENDENCY_ONLY, INSTALLED, NOT_INSTALLED = range(7)
+NODE_KINDS = (BINARY_KIND, "external", "not in the build cache", "not in this index", "a dependency in a spec file",
+              INSTALLED_KIND, "not installed")
+LISTED_KINDS = (BINARY, INSTALLED)
 
 # Where a spec's compiler came from.
 COMPILER_SOURCES = ("none", "legacy-field", "dependency", "annotation")
@@ -94,6 +98,7 @@ class _Node(msgspec.Struct, gc=False):
 class _Record(msgspec.Struct, gc=False):
     spec: _Node
     in_buildcache: bool | None = None
+    installed: bool | None = None  # an install database's records say
 
 
 class _RecordByName(msgspec.Struct, gc=False):
@@ -101,6 +106,7 @@ class _RecordByName(msgspec.Struct, gc=False):
 
     spec: dict[str, _Node]
     in_buildcache: bool | None = None
+    installed: bool | None = None
 
 
 class _Database(msgspec.Struct, gc=False):
@@ -180,8 +186,8 @@ class DatabaseFile:
 
     @property
     def listed(self) -> list[int]:
-        """The positions of the binaries: what the cache offers."""
-        return [i for i, kind in enumerate(self.kinds) if kind == BINARY]
+        """The positions of the binaries (what the cache offers) and of installed specs."""
+        return [i for i, kind in enumerate(self.kinds) if kind in LISTED_KINDS]
 
     def to_columns(self) -> NodeColumns:
         """The nodes and edges in arrays, as the graph is built from them."""
@@ -245,7 +251,7 @@ class DatabaseFile:
 
 def record_rank(kind: int) -> int:
     """How much a record of this kind tells: a binary most, a hash an edge named least."""
-    return {BINARY: 3, EXTERNAL: 2, NOT_IN_CACHE: 2, DEPENDENCY_ONLY: 1, UNRESOLVED: 0}.get(kind, 0)
+    return RECORD_RANKS[kind] if 0 <= kind < len(RECORD_RANKS) else 0
 
 
 def read_database(data: bytes, source: str, check_version: bool = True) -> DatabaseFile:
@@ -286,7 +292,7 @@ def _known_version(version: str) -> bool:
     return bool(re.fullmatch(r"0(\.\d+)+|[1-4]", version))
 
 
-def _decode(data: bytes, source: str) -> tuple[str, list[tuple[str, _Node, bool | None]], list[LoadProblem]]:
+def _decode(data: bytes, source: str) -> tuple[str, list[tuple[str, _Node, Said]], list[LoadProblem]]:
     """(database version, [(installs key, node, in_buildcache)], problems)."""
     problems: list[LoadProblem] = []
     try:
@@ -294,7 +300,7 @@ def _decode(data: bytes, source: str) -> tuple[str, list[tuple[str, _Node, bool 
         db = top.database
         installs = db.installs or {}
         version = _version_text(db.version)
-        records = [(key, record.spec, record.in_buildcache) for key, record in installs.items()]
+        records = [(key, record.spec, _said(record)) for key, record in installs.items()]
     except msgspec.ValidationError:
         # Some record does not have the expected shape: read the records one at a time.
         version, records = _decode_loose(data, source, problems)
@@ -319,7 +325,7 @@ def _decode_loose(data: bytes, source: str, problems: list[LoadProblem], by_name
     except msgspec.DecodeError as error:
         raise NotADatabase(f"not valid JSON ({error})") from None
     version = _version_text(db.version)
-    records: list[tuple[str, _Node, bool | None]] = []
+    records: list[tuple[str, _Node, Said]] = []
     bad: list[str] = []
     for key, raw in installs.items():
         try:
@@ -330,16 +336,28 @@ def _decode_loose(data: bytes, source: str, problems: list[LoadProblem], by_name
                 (name, node), = record.spec.items()
                 if node.name is None:
                     node.name = name
-                records.append((key, node, record.in_buildcache))
+                records.append((key, node, _said(record)))
             else:
                 record = _DECODE_RECORD.decode(raw)
-                records.append((key, record.spec, record.in_buildcache))
+                records.append((key, record.spec, _said(record)))
         except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as error:
             bad.append(f"{_shown(key)} ({error})")
     if bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         problems.append(LoadProblem(source, f"{len(bad)} install record(s) skipped: {'; '.join(bad[:3])}{more}"))
     return version, records
+
+
+# What a record says of itself, beside its spec: in a build cache (True), not (False), or
+# nothing (None: a local install database's records, unless this).
+SAYS_NOT_INSTALLED = "not installed"
+Said = bool | str | None
+
+
+def _said(record: _Record | _RecordByName) -> Said:
+    if record.in_buildcache is None and record.installed is False:
+        return SAYS_NOT_INSTALLED
+    return record.in_buildcache
 
 
 def _keyed_by_name(raw: msgspec.Raw) -> bool:
@@ -360,10 +378,12 @@ def _version_text(version: Any) -> str:
 # -- normalising ----------------------------------------------------------------------
 
 
-def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, bool | None]], source: str) -> None:
+def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, Said]], source: str,
+                      edge_aliases: dict[str, str] | None = None) -> None:
     """Fill `db`'s columns from the records. Column by column, with each repeated text
     (architecture, parameters, compiler, edge type) decoded once: a loop over a million
-    records that did everything per record took four times as long."""
+    records that did everything per record took four times as long. (`edge_aliases`: what a
+    hash an edge names stands for, where edges do not name nodes by their keys.)"""
     records = _valid_records(records, db, source)
     nodes = [node for _, node, _ in records]
     hashes = db.hashes = [key for key, _, _ in records]
@@ -387,14 +407,19 @@ def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, bool | N
             compilers[at], sources[at] = normalise_compiler(annotated), _ANNOTATION
     db.compilers = [NO_COMPILER if c is None else c for c in compilers]
 
-    db.kinds = array("B", [BINARY]) * len(nodes)
     # A build cache's index says of every record whether it is in the cache, and Spack reads
     # a missing field as false. A database that never says is a local install database:
-    # its records are what that user has installed, and are listed.
-    says = [in_buildcache for _, _, in_buildcache in records]
-    missing_means = None if all(x is None for x in says) else False
-    for at in [at for at, in_buildcache in enumerate(says) if in_buildcache is False or (in_buildcache is None and missing_means is False)]:
-        db.kinds[at] = NOT_IN_CACHE
+    # its records are what that user has installed (Spack's `buildcache list` shows none of
+    # them), listed as installed specs, apart from binaries.
+    says = [said for _, _, said in records]
+    if all(said is None or said == SAYS_NOT_INSTALLED for said in says):
+        db.kinds = array("B", [INSTALLED]) * len(nodes)
+        for at in [at for at, said in enumerate(says) if said == SAYS_NOT_INSTALLED]:
+            db.kinds[at] = NOT_INSTALLED
+    else:
+        db.kinds = array("B", [BINARY]) * len(nodes)
+        for at in [at for at, said in enumerate(says) if said is not True]:
+            db.kinds[at] = NOT_IN_CACHE
     externals = [bytes(node.external) for node in nodes]
     for at in [at for at, raw in enumerate(externals) if raw != b"null"]:
         if externals[at].strip() not in (b"null", b"false"):
@@ -412,16 +437,19 @@ def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, bool | N
         batch = with_edges[start : start + _EDGE_BATCH]
         lists = _edge_lists([nodes[at] for at in batch], [hashes[at] for at in batch], bad)
         _add_edges(db, position, [at for at, edges in zip(batch, lists) if edges for _ in edges],
-                   [edge for edges in lists if edges for edge in edges], edge_kinds, found)
+                   [edge for edges in lists if edges for edge in edges], edge_kinds, found, edge_aliases)
     if bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         db.problems.append(LoadProblem(source, f"dependencies of {len(bad)} record(s) unreadable, left out: {'; '.join(bad[:3])}{more}", "warning"))
     db.compiler_targets = array("i", [-1]) * len(db.hashes)
     for at, (_, target) in found.items():
         db.compiler_targets[at] = target
-        if sources[at] != _LEGACY and db.versions[target]:
-            db.compilers[at] = f"{db.names[target]}@{db.versions[target]}"
-            sources[at] = _DEPENDENCY
+        if sources[at] != _LEGACY:
+            # A compiler no record holds (not in this index) is known by the edge's name only.
+            name, version = db.names[target], db.versions[target]
+            if version or (name != UNKNOWN and sources[at] == _NONE):
+                db.compilers[at] = f"{name}@{version}" if version else name
+                sources[at] = _DEPENDENCY
     db.compiler_sources = array("B", sources) + array("B", [_NONE]) * (len(db.hashes) - len(sources))
 
 
@@ -443,9 +471,12 @@ def _edge_lists(nodes: list[_Node], hashes: list[str], bad: list[str]) -> list[l
 
 
 def _add_edges(db: DatabaseFile, position: dict[str, int], sources: list[int], edges: list[_Edge],
-               kinds: dict[bytes, tuple[int, tuple[str, ...]]], found: dict[int, tuple[int, int]]) -> None:
+               kinds: dict[bytes, tuple[int, tuple[str, ...]]], found: dict[int, tuple[int, int]],
+               aliases: dict[str, str] | None = None) -> None:
     """Add edges (edges[i] leaves node sources[i]), column by column."""
     targets = [edge.hash or edge.underscore_hash or edge.full_hash or edge.build_hash or "" for edge in edges]
+    if aliases:
+        targets = [aliases.get(target, target) for target in targets]
     to = list(map(position.get, targets))
     if None in to:  # a hash no record holds becomes a node of its own, named by the edge
         for i in [i for i, target in enumerate(to) if target is None]:
@@ -473,7 +504,7 @@ def _add_edges(db: DatabaseFile, position: dict[str, int], sources: list[int], e
             found[at] = (rank, to[i])
 
 
-def _valid_records(records: list[tuple[str, _Node, bool | None]], db: DatabaseFile, source: str) -> list[tuple[str, _Node, bool | None]]:
+def _valid_records(records: list[tuple[str, _Node, Said]], db: DatabaseFile, source: str) -> list[tuple[str, _Node, Said]]:
     """The records whose key (or, failing that, node) holds a 32-character hash, keys lower-cased."""
     keys = [key for key, _, _ in records]
     if len(set(keys)) == len(keys) and not (set(map(len, keys)) - {32}) and _BASE32_RUN.fullmatch("".join(keys)):
@@ -570,8 +601,9 @@ def _legacy_compiler(raw: bytes) -> str | None:
 
 
 def _variants_of(raw: bytes) -> tuple[str, ...]:
-    """Variants as Spack prints them (`+x`, `~x`, `key=value`, `key:=a,b`), then the compiler
-    flags that are set (`cflags="-O2 -g"`), each group sorted."""
+    """Variants as Spack prints them (`+x`, `~x`, `key=value`, `key:=a,b` with the values
+    sorted, values quoted where Spack quotes them), then the compiler flags that are set
+    (`cflags='-O2 -g'`), each group sorted."""
     try:
         parameters = _DECODE_ANY.decode(raw)
     except msgspec.DecodeError:
@@ -587,16 +619,19 @@ def _variants_of(raw: bytes) -> tuple[str, ...]:
             values = value if isinstance(value, list) else [value]
             text = " ".join(str(v) for v in values if v is not None)
             if text:
-                flags.append(f'{name}="{text}"' if " " in text else f"{name}={text}")
+                flags.append(f"{name}={quote_if_needed(text)}")
         elif isinstance(value, bool):
             variants.append(f"+{name}" if value else f"~{name}")
         elif isinstance(value, list):
+            # A multi-valued variant: Spack keeps its values as a sorted set, and prints
+            # patches by their first 7 characters.
+            texts = sorted({str(v) for v in value})
             if name == "patches":
-                value = [str(v)[:7] for v in value]  # as Spack prints them
-            if value:  # a list: a multi-valued variant, which Spack prints `name:=a,b`
-                variants.append(f"{name}:={','.join(str(v) for v in value)}")
+                texts = [text[:7] for text in texts]
+            if texts:
+                variants.append(f"{name}:={quote_if_needed(','.join(texts))}")
         elif isinstance(value, (str, int, float)):
-            variants.append(f"{name}={value}")
+            variants.append(f"{name}={quote_if_needed(str(value))}")
     return tuple(sorted(variants) + sorted(flags))
 
 

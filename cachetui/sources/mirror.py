@@ -19,6 +19,8 @@ MIRROR_DIRECTORIES = frozenset({"build_cache", "v3", "blobs"})  # what a walk sk
 # A cache.spack.io ref: develop, a weekly snapshot, a release (older ones under releases/).
 _REF = re.compile(r"^(develop|develop-\d{4}-\d{2}-\d{2}|v\d+\.\d+(\.\d+)?)$")
 _BLOB = re.compile(r"^(.*?)/?blobs/[a-z0-9]+/[0-9a-f]{2}/[0-9a-f]+$")
+_SPEC_MANIFEST = re.compile(r"^(.*)/v3/manifests/spec/[^/]+/[^/]+\.spec\.manifest\.json$")
+_V2_SPEC_FILE = re.compile(r"^(.*)/build_cache/[^/]+-[a-z2-7]{32}\.spec\.(json|json\.sig|yaml)$")
 
 
 _URL = re.compile(r"(?i)^(https?|file|s3)://")
@@ -60,6 +62,10 @@ def origin_of(location: str) -> Origin:
         root, layout = text[: -len(V2_INDEX) - 1], 2
     elif "/v3/manifests/index/" in text and text.endswith("/index.manifest.json"):
         root, layout = text[: text.index("/v3/manifests/index/")], 3
+    elif (manifest := _SPEC_MANIFEST.match(text)) is not None:
+        root, layout = manifest.group(1), 3
+    elif (spec_file := _V2_SPEC_FILE.match(text)) is not None:
+        root, layout = spec_file.group(1), 2
     elif (blob := _BLOB.match(text)) is not None:
         root, layout = blob.group(1), 3
     if root is None:
@@ -83,16 +89,22 @@ def labels_of(root: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+# A v2 mirror's spec file, in the order Spack looks for it: signed, unsigned, and Spack
+# 0.16's YAML (its spec files' names differ only in these endings).
+SPEC_FILE_SUFFIXES = (".spec.json.sig", ".spec.json", ".spec.yaml")
+
+
 @dataclass(frozen=True)
 class BinaryFiles:
-    spec_file: str | None = None  # v2: the signed spec file (Spack falls back to .spec.json)
+    spec_file: str | None = None  # v2: the spec file the mirror holds (signed unless found otherwise)
     tarball: str | None = None  # v2 only: in v3 the tarball's checksum is in the spec manifest
     manifest: str | None = None  # v3: the spec manifest
 
 
 def binary_files(origin_root: str | None, layout: int | None, name: str, version: str, hash_: str,
-                 platform: str, os_: str, target: str, compiler: str) -> BinaryFiles:
-    """The URLs (or paths) of a binary's files in its mirror, by Spack's naming rules."""
+                 platform: str, os_: str, target: str, compiler: str, spec_suffix: str | None = None) -> BinaryFiles:
+    """The URLs (or paths) of a binary's files in its mirror, by Spack's naming rules
+    (`spec_suffix`: which spec file a v2 mirror was found to hold; signed when not known)."""
     if origin_root is None:
         return BinaryFiles()
     root = origin_root.rstrip("/")
@@ -102,7 +114,7 @@ def binary_files(origin_root: str | None, layout: int | None, name: str, version
         return BinaryFiles()
     stem = v2_stem(name, version, hash_, platform, os_, target, compiler)
     return BinaryFiles(
-        spec_file=f"{root}/build_cache/{stem}.spec.json.sig",
+        spec_file=f"{root}/build_cache/{stem}{spec_suffix or SPEC_FILE_SUFFIXES[0]}",
         tarball=f"{root}/{v2_tarball_path(name, version, hash_, platform, os_, target, compiler)}",
     )
 
@@ -135,21 +147,30 @@ def v2_tarball_around_hash(name: str, version: str, platform: str, os_: str, tar
 def index_blob_of(data: bytes, source: str) -> str:
     """The blob path (`blobs/<alg>/<c[:2]>/<c>`) of the database a v3 index manifest names.
     Raises FetchError(source, reason) when it names none."""
+    return _blob_of(data, source, "application/vnd.spack.db", "index manifest", "a database")
+
+
+def spec_blob_of(data: bytes, source: str) -> str:
+    """The blob path of the spec file a v3 spec manifest names (the other blob is the tarball)."""
+    return _blob_of(data, source, "application/vnd.spack.spec", "spec manifest", "a spec file")
+
+
+def _blob_of(data: bytes, source: str, media_type: str, what: str, names: str) -> str:
     from cachetui.sources.fetch import FetchError
 
     try:
         manifest = msgspec.json.decode(strip_clearsign(data))
     except msgspec.DecodeError as error:
-        raise FetchError(source, f"index manifest is not valid JSON ({error})") from None
+        raise FetchError(source, f"{what} is not valid JSON ({error})") from None
     except UnicodeDecodeError:
-        raise FetchError(source, "index manifest is not valid UTF-8") from None
+        raise FetchError(source, f"{what} is not valid UTF-8") from None
     except RecursionError:
-        raise FetchError(source, "index manifest is nested too deeply to read") from None
+        raise FetchError(source, f"{what} is nested too deeply to read") from None
     records = manifest.get("data") if isinstance(manifest, dict) else None
     for record in records if isinstance(records, list) else ():
-        if isinstance(record, dict) and str(record.get("mediaType", "")).startswith("application/vnd.spack.db"):
+        if isinstance(record, dict) and str(record.get("mediaType", "")).startswith(media_type):
             algorithm, checksum = record.get("checksumAlgorithm"), record.get("checksum")
             if isinstance(algorithm, str) and isinstance(checksum, str) and re.fullmatch(r"[a-z0-9]+", algorithm) and re.fullmatch(r"[0-9a-f]{8,128}", checksum):
                 return f"blobs/{algorithm}/{checksum[:2]}/{checksum}"
-            raise FetchError(source, "index manifest names a database without a valid checksum")
-    raise FetchError(source, "index manifest names no database (no data record of type application/vnd.spack.db…)")
+            raise FetchError(source, f"{what} names {names} without a valid checksum")
+    raise FetchError(source, f"{what} names no {names.removeprefix('a ')} (no data record of type {media_type}…)")

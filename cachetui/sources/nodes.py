@@ -54,8 +54,9 @@ def coded(values: Sequence[Any]) -> tuple[list[Any], array]:
 
 
 # How much a record tells, by node kind (BINARY, EXTERNAL, NOT_IN_CACHE, UNRESOLVED,
-# DEPENDENCY_ONLY): a binary most, a hash only an edge named least (database.record_rank).
-_RANK = (3, 2, 2, 0, 1)
+# DEPENDENCY_ONLY, INSTALLED, NOT_INSTALLED in database.py): a listed spec most, a hash only
+# an edge named least.
+RECORD_RANKS = (3, 2, 2, 0, 1, 3, 2)
 _UNRESOLVED = 3
 _LEGACY_COMPILER, _DEPENDENCY_COMPILER = 1, 2  # COMPILER_SOURCES positions
 
@@ -100,7 +101,7 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
 
     # Each node's record: the best rank, the first of those; its edges: the first record
     # that is not a mere mention.
-    rank = np.array(_RANK, dtype=np.int8)[kinds]
+    rank = np.array(RECORD_RANKS, dtype=np.int8)[kinds]
     best = np.lexsort((position, -rank, node))
     kept = np.empty(nodes, dtype=np.int64)
     leads = np.concatenate(([True], node[best][1:] != node[best][:-1]))

@@ -22,7 +22,7 @@ import msgspec
 from cachetui.model import LoadProblem
 from cachetui.sources import SourceFile, Stamp, discover_stamped, stamp_of
 from cachetui.sources.fetch import FetchError, Fetched, fetch, is_url, join_url, normalise_url, read_body
-from cachetui.sources.mirror import V2_INDEX, V3_INDEX, Origin, index_blob_of, labels_of, origin_of
+from cachetui.sources.mirror import V2_INDEX, V3_INDEX, Origin, index_blob_of, labels_of, origin_of, spec_blob_of
 
 # (url, bytes done, bytes in all or None): a download under way.
 DownloadProgress = Callable[[str, int, int | None], None]
@@ -102,11 +102,12 @@ class _Resolver:
                 self._local_file(file, origin if origin.root is not None else None, labels)
 
     def _local_file(self, file: str, origin: Origin | None, labels) -> None:
-        if origin is not None and origin.layout == 3 and file.endswith("index.manifest.json"):
+        blob_of = index_blob_of if file.endswith("index.manifest.json") else spec_blob_of if file.endswith(".spec.manifest.json") else None
+        if origin is not None and origin.layout == 3 and blob_of is not None:
             # The blob it names is read too: stamp it, so that a blob put right is seen.
             try:
                 with open(file, "rb") as handle:
-                    blob = index_blob_of(handle.read(_MAP_MOST_BYTES), file)
+                    blob = blob_of(handle.read(_MAP_MOST_BYTES), file)
                 self.out.stamps.append(stamp_of(os.path.join(origin.root, *blob.split("/"))))
             except (OSError, FetchError, RecursionError):
                 pass  # the reader says what is wrong with it

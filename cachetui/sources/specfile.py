@@ -19,7 +19,7 @@ import msgspec
 from cachetui.model import LoadProblem
 from cachetui.sources.database import BINARY, DEPENDENCY_ONLY, NOT_IN_CACHE, DatabaseFile, NotADatabase, _DECODE_NODES, normalise_records, unreadable_as
 from cachetui.sources.clearsign import strip_clearsign
-from cachetui.sources.summary import size_of
+from cachetui.sources.summary import load_yaml_safely, size_of
 
 MAX_SPEC_FILE_BYTES = 64 * 1024 * 1024
 
@@ -40,11 +40,39 @@ def read_spec_file(data: bytes, source: str) -> DatabaseFile:
         return _read_spec_file(data, source)
 
 
+def looks_like_spec_yaml(head: bytes) -> bool:
+    """A `*.spec.yaml` (Spack 0.16 and older): YAML whose first key is `spec`, a list of
+    `{name: node}`."""
+    return _SPEC_YAML_START.match(head) is not None
+
+
+_SPEC_YAML_START = re.compile(rb"(#[^\n]*\n\s*)*spec:[ \t]*\r?\n\s*- ")
+
+
+def read_spec_yaml(data: bytes, source: str) -> DatabaseFile:
+    """One `*.spec.yaml`. Raises NotADatabase with a user-facing reason."""
+    if len(data) > MAX_SPEC_FILE_BYTES:
+        raise NotADatabase(f"{len(data):,} bytes, over the {MAX_SPEC_FILE_BYTES:,}-byte limit for a spec file")
+    try:
+        document = load_yaml_safely(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise NotADatabase(f"not UTF-8 text (bad byte at offset {error.start})") from None
+    except RecursionError:
+        raise NotADatabase("data is nested too deeply to read") from None
+    except Exception as error:  # yaml.YAMLError, without importing yaml up front
+        raise NotADatabase(f"not valid YAML ({' '.join(str(error).split())})") from None
+    return _read_spec_document(document, source)
+
+
 def _read_spec_file(data: bytes, source: str) -> DatabaseFile:
     try:
         document = msgspec.json.decode(strip_clearsign(data))
     except msgspec.DecodeError as error:
         raise NotADatabase(f"not valid JSON ({error})") from None
+    return _read_spec_document(document, source)
+
+
+def _read_spec_document(document: Any, source: str) -> DatabaseFile:
     spec = document.get("spec") if isinstance(document, dict) else None
     if isinstance(spec, dict):
         meta = spec.get("_meta")
@@ -60,9 +88,9 @@ def _read_spec_file(data: bytes, source: str) -> DatabaseFile:
         typed = _DECODE_NODES.decode(msgspec.json.encode(nodes))
     except msgspec.ValidationError as error:
         raise NotADatabase(f"spec file nodes are not in a known shape ({error})") from None
-    records = [(_hash_of(node), node, True if at == 0 else None) for at, node in enumerate(typed)]
+    records = [(_hash_text(raw) if isinstance(raw, dict) else "", node, True if at == 0 else None) for at, (raw, node) in enumerate(zip(nodes, typed))]
     db = DatabaseFile(db_version=f"spec file v{version}" if version is not None else "spec file")
-    normalise_records(db, records, source)
+    normalise_records(db, records, source, edge_aliases(nodes, by_name=version == 1))
     for at in range(1, len(db.kinds)):
         if db.kinds[at] in (BINARY, NOT_IN_CACHE):
             db.kinds[at] = DEPENDENCY_ONLY
@@ -72,8 +100,41 @@ def _read_spec_file(data: bytes, source: str) -> DatabaseFile:
     return db
 
 
-def _hash_of(node: Any) -> str:
-    return node.hash or node.underscore_hash or node.full_hash or node.build_hash or ""
+# The keys an edge may name its node by, in the order Spack's readers try them (hash_types.HASHES).
+_EDGE_HASH_KEYS = ("hash", "package_hash", "full_hash", "build_hash")
+
+
+def edge_aliases(nodes: list[Any], by_name: bool) -> dict[str, str]:
+    """What each hash an edge names means: the node's own (dag) hash. Spack reads format 1 by
+    name (a name is one node there; an edge's hash may be an older kind of hash), and
+    formats 2 and later by the kind of hash the edges use: in spec files of Spack 0.17
+    that is `build_hash`, which no node is keyed by."""
+    own = {id(node): _hash_text(node) for node in nodes if isinstance(node, dict)}
+    aliases: dict[str, str] = {}
+    if by_name:
+        by_node_name = {node.get("name"): own[id(node)] for node in nodes if isinstance(node, dict)}
+        for node in nodes:
+            dependencies = node.get("dependencies") if isinstance(node, dict) else None
+            for name, edge in dependencies.items() if isinstance(dependencies, dict) else ():
+                named = by_node_name.get(name)
+                for key in _EDGE_HASH_KEYS if isinstance(edge, dict) and named else ():
+                    if isinstance(edge.get(key), str):
+                        aliases[edge[key]] = named
+        return aliases
+    kind = next((key for node in nodes if isinstance(node, dict) and isinstance(node.get("dependencies"), list)
+                 for edge in node["dependencies"] if isinstance(edge, dict)
+                 for key in _EDGE_HASH_KEYS if key in edge), "hash")
+    for node in nodes:
+        if isinstance(node, dict) and isinstance(node.get(kind), str) and own[id(node)]:
+            aliases[node[kind]] = own[id(node)]
+    return aliases
+
+
+def _hash_text(node: dict[str, Any]) -> str:
+    for key in ("hash", "_hash", "full_hash", "build_hash"):
+        if isinstance(node.get(key), str):
+            return node[key].strip().lower()
+    return ""
 
 
 def read_old_page(front: dict[str, Any], page: str, tag: str) -> DatabaseFile:

@@ -116,7 +116,8 @@ def version_text(plan_: Plan) -> str:
 
 
 def binaries(nodes: NodeColumns) -> int:
-    """How many of a part's nodes are binaries in the cache (for progress)."""
-    from cachetui.sources.database import BINARY
+    """How many of a part's nodes are listed (binaries, installed specs: for progress)."""
+    from cachetui.sources.database import LISTED_KINDS
 
-    return bytes(nodes.kinds).count(BINARY)
+    kinds = bytes(nodes.kinds)
+    return sum(kinds.count(kind) for kind in LISTED_KINDS)

@@ -91,15 +91,15 @@ class _NeedYaml(Exception):
     """The fast path met YAML it does not handle."""
 
 
-def _yaml_load(text: str) -> Any:
-    """safe_load without aliases: summaries never use them, and nested aliases are a YAML bomb.
+def load_yaml_safely(text: str) -> Any:
+    """safe_load without aliases: Spack never writes them, and nested aliases are a YAML bomb.
     Imported here: only front matter the fast path cannot read needs YAML."""
     import yaml
 
     class NoAliasLoader(yaml.SafeLoader):
         def compose_node(self, parent, index):
             if self.check_event(yaml.AliasEvent):
-                raise yaml.composer.ComposerError(None, None, "uses YAML aliases, which summaries never do (refused: a possible YAML bomb)", self.peek_event().start_mark)
+                raise yaml.composer.ComposerError(None, None, "uses YAML aliases, which Spack and cache.spack.io never write (refused: a possible YAML bomb)", self.peek_event().start_mark)
             return super().compose_node(parent, index)
 
     return yaml.load(text, Loader=NoAliasLoader)
@@ -317,7 +317,7 @@ def _parse_front_matter(text: str) -> dict[str, Any]:
         return _fast_front_matter(block)
     except _NeedYaml as fast_failure:
         try:
-            front = _yaml_load("\n".join(block))
+            front = load_yaml_safely("\n".join(block))
         except Exception as error:  # yaml.YAMLError, without importing yaml up front
             detail = str(fast_failure) or _one_line(error)
             raise NotASummary(f"front matter is not valid YAML: {detail}") from None

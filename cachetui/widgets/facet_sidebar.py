@@ -12,13 +12,14 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from cachetui.index.filter import Result
-from cachetui.model import FACETS
+from cachetui.model import BINARY_KIND, FACETS
 from cachetui.widgets.line_list import LineList, Piece, fit
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
 
-FACET_TITLES = {"stack": "Stacks", "os": "OS", "target": "Targets", "compiler": "Compilers", "platform": "Platforms", "tag": "Tags"}
+FACET_TITLES = {"stack": "Stacks", "os": "OS", "target": "Targets", "compiler": "Compilers", "platform": "Platforms", "tag": "Tags",
+                "kind": "Kinds"}
 
 
 class FacetSidebar(LineList):
@@ -66,8 +67,8 @@ class FacetSidebar(LineList):
         lines: list[tuple[str, str | None]] = []
         for facet in FACETS:
             values = self._index.facet_values[facet] if self._index else []
-            if not values:
-                continue
+            if not values or (facet == "kind" and values == [BINARY_KIND]):
+                continue  # (binaries only, the common case: nothing to tell apart)
             lines.append((facet, None))
             if facet not in self._folded:
                 lines.extend((facet, value) for value in values)

@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from cachetui.index.highlight import NO_MARKS, SpecMarks
-from cachetui.model import split_flags
+from cachetui.model import BINARY_KIND, INSTALLED_KIND, split_flags
 from cachetui.output import size_text
 from cachetui.textsafe import visible
 from cachetui.spack_format import compiler_texts, ordered_variants
@@ -112,6 +112,9 @@ class SpecDetail(ImmediateScroll, can_focus=True, can_focus_children=False):
             body.update(detail_text(self.index, self.row, self.marks, self.get_component_rich_style("spec-detail--match")))
 
 
+KIND_TEXTS = {INSTALLED_KIND: "installed (a local install database lists it)", BINARY_KIND: "binary (in a build cache)"}
+
+
 def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Style | str = "reverse") -> Text:
     """Every field of one spec; data goes in as plain text, never as markup. What the search
     matched (`marks`) is drawn in the `match` style."""
@@ -139,6 +142,7 @@ def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Styl
         text.append(visible(getattr(spec, column)), style=match if column in marked else "")
     text.append("\n")
     line("tag", spec.tag, match if "tag" in marked else "")
+    line("kind", KIND_TEXTS.get(spec.kind, spec.kind), match if "kind" in marked else "")
     line("size", size_text(spec.size))
     line("tarball", spec.tarball or "unknown")
     files = index.binary_files(row)  # where a build cache's mirror is known

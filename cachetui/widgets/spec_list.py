@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cachetui.model import BINARY_KIND
 from cachetui.index.highlight import NO_MARKS, SpecMarks
 from cachetui.widgets.line_list import LineList, Piece, fit, marked
 
@@ -66,6 +67,9 @@ class SpecList(LineList):
                 pieces.append((" " + text, None))
         pieces.append((" ", None))
         stacks = ix.stacks(row)
+        kind = field("kind", row)
+        if kind != BINARY_KIND:  # an installed spec: said where a binary's stacks go
+            pieces.append((kind + (" " if stacks else ""), "line-list--accent"))
         if marks.stacks:
             for i, stack in enumerate(stacks):
                 pieces.append(("," if i else "", "line-list--dim"))
