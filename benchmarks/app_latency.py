@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 # Runs inside the app's process: wraps the driver's write and the app's key handling.
-_PROBE = r'''
+_PROBE = r"""
 import atexit, json, sys, time
 from textual import events
 from textual.drivers import linux_driver
@@ -39,9 +39,11 @@ def mark(kind):
     log.append((time.perf_counter(), kind))
 log_path = sys.argv.pop(1)
 atexit.register(lambda: open(log_path, "w").write(json.dumps(log)))
-'''
+"""
 
-_FLOOR = _PROBE + r'''
+_FLOOR = (
+    _PROBE
+    + r"""
 sys.path.insert(0, sys.argv.pop(1))
 import floor_app
 class Probe(floor_app.Floor):
@@ -50,9 +52,12 @@ class Probe(floor_app.Floor):
             mark("key")
         return await super().on_event(event)
 Probe().run()
-'''
+"""
+)
 
-_CACHETUI = _PROBE + r'''
+_CACHETUI = (
+    _PROBE
+    + r"""
 from cachetui.app import CacheTUI
 from cachetui.screens.main import MainScreen
 apply = MainScreen._apply
@@ -66,7 +71,8 @@ class Probe(CacheTUI):
             mark("key")
         return await super().on_event(event)
 Probe(sources=sys.argv[1:]).run()
-'''
+"""
+)
 
 
 def latencies(log: list, after: str | None) -> list[float]:
@@ -83,7 +89,9 @@ def latencies(log: list, after: str | None) -> list[float]:
     return out
 
 
-def drive(program: str, args: list[str], keys: list[str], env: dict[str, str], settle: float) -> list:
+def drive(
+    program: str, args: list[str], keys: list[str], env: dict[str, str], settle: float
+) -> list:
     with tempfile.TemporaryDirectory() as tmp:
         log_path = Path(tmp) / "log.json"
         script = Path(tmp) / "probe.py"
@@ -91,7 +99,11 @@ def drive(program: str, args: list[str], keys: list[str], env: dict[str, str], s
         socket = f"cachetui-latency-{os.getpid()}"
         command = " ".join([sys.executable, str(script), str(log_path), *args])
         tmux = ["tmux", "-L", socket]
-        subprocess.run([*tmux, "new-session", "-d", "-s", "p", "-x", "160", "-y", "48", command], env=env, check=True)
+        subprocess.run(
+            [*tmux, "new-session", "-d", "-s", "p", "-x", "160", "-y", "48", command],
+            env=env,
+            check=True,
+        )
         try:
             time.sleep(settle)
             for key in keys:
@@ -119,11 +131,22 @@ def main() -> None:
     typing = [k for word in words for k in [*word, *["BSpace"] * len(word)]]
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "TERM": "xterm-256color", "XDG_CACHE_HOME": cache}
-        subprocess.run([run.CACHETUI, "stats", str(root), "--json"], env=env, capture_output=True)  # a warm index
-        floor = latencies(drive(_FLOOR, [str(HERE)], typing, env, 2), None)[: len(typing)]  # not the quit key's
-        ours = latencies(drive(_CACHETUI, [str(root)], ["/", *typing], {**env, "TEXTUAL_FPS": "120"}, 6), "applied")
-    print(f"key to the write of its result, inside the app ({len(floor)} and {len(ours)} keys, {args.size})")
-    print(f"  bare Textual floor   median {statistics.median(floor):6.1f} ms   max {max(floor):6.1f}")
+        subprocess.run(
+            [run.CACHETUI, "stats", str(root), "--json"], env=env, capture_output=True
+        )  # a warm index
+        floor = latencies(drive(_FLOOR, [str(HERE)], typing, env, 2), None)[
+            : len(typing)
+        ]  # not the quit key's
+        ours = latencies(
+            drive(_CACHETUI, [str(root)], ["/", *typing], {**env, "TEXTUAL_FPS": "120"}, 6),
+            "applied",
+        )
+    print(
+        f"key to the write of its result, inside the app ({len(floor)} and {len(ours)} keys, {args.size})"
+    )
+    print(
+        f"  bare Textual floor   median {statistics.median(floor):6.1f} ms   max {max(floor):6.1f}"
+    )
     print(f"  cachetui search      median {statistics.median(ours):6.1f} ms   max {max(ours):6.1f}")
 
 

@@ -39,7 +39,9 @@ class Floor(App):
         self.query_one("#out", Static).update(f"echo: {event.value}|")
         if self.cells:
             width = self.size.width
-            text = "\n".join((f"{event.value}·{row} " * width)[:width] for row in range(self._rows()))
+            text = "\n".join(
+                (f"{event.value}·{row} " * width)[:width] for row in range(self._rows())
+            )
             self.query_one("#paint", Static).update(text)
 
 

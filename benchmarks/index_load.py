@@ -57,15 +57,29 @@ def row(name: str, walls: list[float], rss: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--specs", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    label = f"{args.specs // 1_000_000}m" if args.specs % 1_000_000 == 0 else f"{args.specs // 1000}k"
+    label = (
+        f"{args.specs // 1_000_000}m" if args.specs % 1_000_000 == 0 else f"{args.specs // 1000}k"
+    )
     mirror = HERE / f"index-{label}"
     index_file = mirror / "build_cache" / "index.json"
     if not index_file.exists():
-        subprocess.run([sys.executable, str(HERE / "make_index.py"), "--specs", str(args.specs), "--out", str(mirror)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(HERE / "make_index.py"),
+                "--specs",
+                str(args.specs),
+                "--out",
+                str(mirror),
+            ],
+            check=True,
+        )
     size = index_file.stat().st_size
 
     floors: dict[str, list[float]] = {"collector on": [], "collector paused": []}
@@ -85,8 +99,20 @@ def main() -> None:
         for i in range(args.repeat):
             for loaders in (1, 2):
                 cache = Path(scratch) / f"cold-{loaders}-{i}"
-                wall, rss = timed([sys.executable, "-c", _WITH_LOADERS, str(loaders), "stats", str(mirror), "--json",
-                                   "--cache-dir", str(cache)], env)
+                wall, rss = timed(
+                    [
+                        sys.executable,
+                        "-c",
+                        _WITH_LOADERS,
+                        str(loaders),
+                        "stats",
+                        str(mirror),
+                        "--json",
+                        "--cache-dir",
+                        str(cache),
+                    ],
+                    env,
+                )
                 cold[loaders].append(wall / 1000)
                 cold_rss[loaders].append(rss)
         cache = Path(scratch) / "cold-2-0"
@@ -98,19 +124,29 @@ def main() -> None:
         graph = index.graph
         rng = random.Random(1)
         sample = [rng.randrange(index.n_specs) for _ in range(5)]
-        warm = {"warm: stats --json": [], "warm: lookup HASH": [], "warm: deps HASH --json (reads the graph)": []}
+        warm = {
+            "warm: stats --json": [],
+            "warm: lookup HASH": [],
+            "warm: deps HASH --json (reads the graph)": [],
+        }
         warm_rss: dict[str, list[float]] = {k: [] for k in warm}
         for i in range(args.repeat):
             target = index.hashes[sample[i % len(sample)]]
-            for name, command in (("warm: stats --json", ["stats", str(mirror), "--json"]),
-                                  ("warm: lookup HASH", ["lookup", target[:8], str(mirror)]),
-                                  ("warm: deps HASH --json (reads the graph)", ["deps", target[:8], str(mirror), "--json"])):
+            for name, command in (
+                ("warm: stats --json", ["stats", str(mirror), "--json"]),
+                ("warm: lookup HASH", ["lookup", target[:8], str(mirror)]),
+                (
+                    "warm: deps HASH --json (reads the graph)",
+                    ["deps", target[:8], str(mirror), "--json"],
+                ),
+            ):
                 wall, rss = timed([CACHETUI, *command, "--cache-dir", str(cache)], env)
                 warm[name].append(wall / 1000)
                 warm_rss[name].append(rss)
 
-        from cachetui.index.deps import dependencies_of
         import numpy as np
+
+        from cachetui.index.deps import dependencies_of
 
         def timed_ms(row_: int) -> list[float]:
             out = []
@@ -128,21 +164,35 @@ def main() -> None:
         busiest_row = index.lookup_hash(graph.hash(busiest))[0]
         heavy = timed_ms(busiest_row)
 
-    print(f"index: {mirror} ({size / 1e9:.2f} GB, {index.n_specs:,} binaries, {graph.parts.n_nodes:,} nodes, "
-          f"{len(graph.parts.edge_to):,} edges); on-disk index {index_mb:,.0f} MB; {os.cpu_count()} cores")
+    print(
+        f"index: {mirror} ({size / 1e9:.2f} GB, {index.n_specs:,} binaries, {graph.parts.n_nodes:,} nodes, "
+        f"{len(graph.parts.edge_to):,} edges); on-disk index {index_mb:,.0f} MB; {os.cpu_count()} cores"
+    )
     print(f"{'':<54} {'median':>8} {'max':>8}   peak RSS   (seconds)")
     for how in floors:
         print(row(f"floor: msgspec.json.decode, {how}", floors[how], floor_rss[how]))
     for loaders in (1, 2):
-        print(row(f"cold: stats --json, {loaders} loader process{'es' if loaders > 1 else ''}", cold[loaders], cold_rss[loaders]))
+        print(
+            row(
+                f"cold: stats --json, {loaders} loader process{'es' if loaders > 1 else ''}",
+                cold[loaders],
+                cold_rss[loaders],
+            )
+        )
     for name, walls in warm.items():
         print(row(name, walls, warm_rss[name]))
     floor = statistics.median(floors["collector paused"])
     for loaders in (1, 2):
-        print(f"  {f'cold with {loaders} / floor (collector paused)':<52} {statistics.median(cold[loaders]) / floor:8.2f}")
+        print(
+            f"  {f'cold with {loaders} / floor (collector paused)':<52} {statistics.median(cold[loaders]) / floor:8.2f}"
+        )
     print(f"\n{'':<54} {'median':>8} {'max':>8}   (milliseconds)")
-    print(f"  {'dependencies_of, 5 random specs':<52} {statistics.median(typical):8.1f} {max(typical):8.1f}")
-    print(f"  {f'dependencies_of, {graph.name(busiest)} ({counts[busiest]:,} users)':<52} {statistics.median(heavy):8.1f} {max(heavy):8.1f}")
+    print(
+        f"  {'dependencies_of, 5 random specs':<52} {statistics.median(typical):8.1f} {max(typical):8.1f}"
+    )
+    print(
+        f"  {f'dependencies_of, {graph.name(busiest)} ({counts[busiest]:,} users)':<52} {statistics.median(heavy):8.1f} {max(heavy):8.1f}"
+    )
 
 
 if __name__ == "__main__":

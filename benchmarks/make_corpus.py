@@ -33,11 +33,16 @@ from typing import Any
 B32 = "abcdefghijklmnopqrstuvwxyz234567"
 # Used by make_index.py (a database index has its own, smaller set of architectures).
 ARCHS = [
-    ("linux", "ubuntu22.04", "x86_64_v3"), ("linux", "ubuntu22.04", "aarch64"),
-    ("linux", "ubuntu24.04", "x86_64_v3"), ("linux", "ubuntu24.04", "aarch64"),
-    ("linux", "rhel8", "x86_64_v3"), ("linux", "amzn2", "neoverse_v1"),
-    ("linux", "amzn2", "neoverse_v2"), ("linux", "sles15", "zen4"),
-    ("linux", "rocky9", "x86_64_v4"), ("darwin", "sequoia", "aarch64"),
+    ("linux", "ubuntu22.04", "x86_64_v3"),
+    ("linux", "ubuntu22.04", "aarch64"),
+    ("linux", "ubuntu24.04", "x86_64_v3"),
+    ("linux", "ubuntu24.04", "aarch64"),
+    ("linux", "rhel8", "x86_64_v3"),
+    ("linux", "amzn2", "neoverse_v1"),
+    ("linux", "amzn2", "neoverse_v2"),
+    ("linux", "sles15", "zen4"),
+    ("linux", "rocky9", "x86_64_v4"),
+    ("darwin", "sequoia", "aarch64"),
 ]
 BUILD_SYSTEMS = ["cmake", "autotools", "python_pip", "makefile", "meson", "generic", "cargo"]
 
@@ -49,7 +54,10 @@ STACKS: dict[str, list[tuple[str, str, str, tuple[str, ...]]]] = {
     "e4s-rocm-external": [("linux", "ubuntu22.04", "x86_64_v3", ("gcc@11.4.0",))],
     "e4s-neoverse_v1": [("linux", "ubuntu22.04", "neoverse_v1", ("gcc@11.4.0",))],
     "e4s-neoverse-v2": [("linux", "ubuntu22.04", "neoverse_v2", ("gcc@11.4.0",))],
-    "e4s-power": [("linux", "ubuntu20.04", "ppc64le", ("gcc@9.4.0",)), ("linux", "ubuntu20.04", "x86_64_v3", ("gcc@9.4.0",))],
+    "e4s-power": [
+        ("linux", "ubuntu20.04", "ppc64le", ("gcc@9.4.0",)),
+        ("linux", "ubuntu20.04", "x86_64_v3", ("gcc@9.4.0",)),
+    ],
     "e4s-cray-rhel": [("linux", "rhel8", "zen4", ("gcc@12.2.0", "cce@17.0.0"))],
     "e4s-cray-sles": [("linux", "sles15", "zen4", ("gcc@12.2.0",))],
     "ml-linux-x86_64-cpu": [("linux", "ubuntu24.04", "x86_64_v3", ("gcc@13.2.0",))],
@@ -59,46 +67,185 @@ STACKS: dict[str, list[tuple[str, str, str, tuple[str, ...]]]] = {
     "ml-linux-aarch64-cuda": [("linux", "ubuntu24.04", "aarch64", ("gcc@13.2.0",))],
     "ml-darwin-aarch64-mps": [("darwin", "sequoia", "aarch64", ("apple-clang@16.0.0",))],
     "data-vis-sdk": [("linux", "ubuntu22.04", "x86_64_v3", ("gcc@11.4.0",))],
-    "developer-tools-x86_64_v3-linux-gnu": [("linux", "rhel8", "x86_64_v3", ("gcc@13.3.0", "gcc@8.5.0")),
-                                            ("linux", "centos7", "x86_64_v3", ("gcc@10.5.0",))],
-    "developer-tools-aarch64-linux-gnu": [("linux", "rhel8", "aarch64", ("gcc@13.3.0",)),
-                                          ("linux", "centos7", "aarch64", ("gcc@10.5.0",))],
+    "developer-tools-x86_64_v3-linux-gnu": [
+        ("linux", "rhel8", "x86_64_v3", ("gcc@13.3.0", "gcc@8.5.0")),
+        ("linux", "centos7", "x86_64_v3", ("gcc@10.5.0",)),
+    ],
+    "developer-tools-aarch64-linux-gnu": [
+        ("linux", "rhel8", "aarch64", ("gcc@13.3.0",)),
+        ("linux", "centos7", "aarch64", ("gcc@10.5.0",)),
+    ],
     "developer-tools-darwin": [("darwin", "sequoia", "aarch64", ("apple-clang@16.0.0",))],
     "aws-pcluster-neoverse_v1": [("linux", "amzn2", "neoverse_v1", ("gcc@12.4.0",))],
     "aws-pcluster-x86_64_v4": [("linux", "amzn2", "x86_64_v4", ("gcc@12.4.0", "oneapi@2024.1.0"))],
     "aws-isc": [("linux", "amzn2", "x86_64_v3", ("gcc@7.3.1",))],
-    "aws-isc-aarch64": [("linux", "amzn2", "aarch64", ("gcc@7.3.1",)), ("linux", "amzn2", "neoverse_n1", ("gcc@7.3.1",))],
+    "aws-isc-aarch64": [
+        ("linux", "amzn2", "aarch64", ("gcc@7.3.1",)),
+        ("linux", "amzn2", "neoverse_n1", ("gcc@7.3.1",)),
+    ],
     "radiuss": [("linux", "ubuntu22.04", "x86_64_v3", ("gcc@11.4.0", "clang@14.0.0"))],
     "radiuss-aws": [("linux", "amzn2", "x86_64_v4", ("gcc@12.4.0",))],
-    "hep": [("linux", "ubuntu22.04", "x86_64_v3", ("gcc@11.4.0",)), ("linux", "ubuntu24.04", "x86_64_v3", ("gcc@13.3.0",))],
+    "hep": [
+        ("linux", "ubuntu22.04", "x86_64_v3", ("gcc@11.4.0",)),
+        ("linux", "ubuntu24.04", "x86_64_v3", ("gcc@13.3.0",)),
+    ],
     "tutorial": [("linux", "ubuntu22.04", "x86_64_v3", ("gcc@11.4.0",))],
-    "build_systems": [("linux", "ubuntu18.04", "x86_64_v3", ("gcc@7.5.0",)), ("linux", "ubuntu22.04", "x86_64_v3", ("gcc@12.4.0",))],
+    "build_systems": [
+        ("linux", "ubuntu18.04", "x86_64_v3", ("gcc@7.5.0",)),
+        ("linux", "ubuntu22.04", "x86_64_v3", ("gcc@12.4.0",)),
+    ],
     "bootstrap-x86_64-linux-gnu": [("linux", "centos7", "x86_64", ("gcc@10.2.1",))],
     "bootstrap-aarch64-darwin": [("darwin", "ventura", "aarch64", ("apple-clang@15.0.0",))],
     "e4s-cuda": [("linux", "ubuntu22.04", "x86_64_v3", ("gcc@11.4.0", "nvhpc@24.5"))],
 }
 # Popular stacks carry most packages.
-STACK_WEIGHTS = {name: (6 if name in ("e4s", "ml-linux-x86_64-cpu", "developer-tools-x86_64_v3-linux-gnu") else
-                        3 if name.startswith(("e4s", "ml-", "developer-tools")) else 1) for name in STACKS}
+STACK_WEIGHTS = {
+    name: (
+        6
+        if name in ("e4s", "ml-linux-x86_64-cpu", "developer-tools-x86_64_v3-linux-gnu")
+        else 3
+        if name.startswith(("e4s", "ml-", "developer-tools"))
+        else 1
+    )
+    for name in STACKS
+}
 
-BOOL_VARIANTS = ["shared", "pic", "mpi", "openmp", "cuda", "rocm", "ipo", "doc", "tests", "static", "python", "threads",
-                 "fortran", "cxx", "debug", "examples", "hdf5", "netcdf", "zlib", "ssl", "x", "opengl", "qt", "lapack",
-                 "blas", "fftw", "int64", "complex", "ncurses", "ownlibs", "atomic", "chrono", "graph", "iostreams",
-                 "regex", "thread", "timer", "wave", "log", "locale", "json", "numpy", "icu", "mmap", "lto", "gold",
-                 "plugins", "libxml2", "cairo", "tiff", "png", "jpeg", "gui", "tools", "vtkm", "kokkos", "raja"]
-STRING_VARIANTS = {"build_type": ["Release", "RelWithDebInfo", "Debug"], "cxxstd": ["11", "14", "17", "20"],
-                   "generator": ["make", "ninja"], "precision": ["single", "double"], "visibility": ["hidden", "global"],
-                   "cuda_arch": ["70", "80", "90"], "tls": ["openssl", "mbedtls"], "default_library": ["shared", "static"]}
-MULTI_VARIANTS = {"libs": ["shared", "static"], "amdgpu_target": ["gfx90a", "gfx942", "gfx1100"],
-                  "languages": ["c", "c++", "fortran", "lto"], "fabrics": ["ofi", "ucx", "psm2"]}
+BOOL_VARIANTS = [
+    "shared",
+    "pic",
+    "mpi",
+    "openmp",
+    "cuda",
+    "rocm",
+    "ipo",
+    "doc",
+    "tests",
+    "static",
+    "python",
+    "threads",
+    "fortran",
+    "cxx",
+    "debug",
+    "examples",
+    "hdf5",
+    "netcdf",
+    "zlib",
+    "ssl",
+    "x",
+    "opengl",
+    "qt",
+    "lapack",
+    "blas",
+    "fftw",
+    "int64",
+    "complex",
+    "ncurses",
+    "ownlibs",
+    "atomic",
+    "chrono",
+    "graph",
+    "iostreams",
+    "regex",
+    "thread",
+    "timer",
+    "wave",
+    "log",
+    "locale",
+    "json",
+    "numpy",
+    "icu",
+    "mmap",
+    "lto",
+    "gold",
+    "plugins",
+    "libxml2",
+    "cairo",
+    "tiff",
+    "png",
+    "jpeg",
+    "gui",
+    "tools",
+    "vtkm",
+    "kokkos",
+    "raja",
+]
+STRING_VARIANTS = {
+    "build_type": ["Release", "RelWithDebInfo", "Debug"],
+    "cxxstd": ["11", "14", "17", "20"],
+    "generator": ["make", "ninja"],
+    "precision": ["single", "double"],
+    "visibility": ["hidden", "global"],
+    "cuda_arch": ["70", "80", "90"],
+    "tls": ["openssl", "mbedtls"],
+    "default_library": ["shared", "static"],
+}
+MULTI_VARIANTS = {
+    "libs": ["shared", "static"],
+    "amdgpu_target": ["gfx90a", "gfx942", "gfx1100"],
+    "languages": ["c", "c++", "fortran", "lto"],
+    "fabrics": ["ofi", "ucx", "psm2"],
+}
 PREFIXES = ["", "", "", "py-", "py-", "r-", "perl-", "lib", "rust-", "go-"]
-SYLLABLES = ["ab", "ar", "bo", "ca", "de", "el", "fi", "go", "ha", "io", "ju", "ka", "lo", "mi", "ne", "no",
-             "pa", "qu", "ro", "sa", "ti", "ur", "ve", "wi", "xo", "ya", "ze", "mpi", "hdf", "net", "cdf", "blas", "fft"]
+SYLLABLES = [
+    "ab",
+    "ar",
+    "bo",
+    "ca",
+    "de",
+    "el",
+    "fi",
+    "go",
+    "ha",
+    "io",
+    "ju",
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "no",
+    "pa",
+    "qu",
+    "ro",
+    "sa",
+    "ti",
+    "ur",
+    "ve",
+    "wi",
+    "xo",
+    "ya",
+    "ze",
+    "mpi",
+    "hdf",
+    "net",
+    "cdf",
+    "blas",
+    "fft",
+]
 
 # The generator's eras, by share of files.
 ERAS = [("older", 0.50), ("sorted", 0.25), ("current", 0.125), ("spack1", 0.125)]
-OLDER_KEYS = ("hash", "compiler", "versions", "os", "platform", "target", "variants", "stacks", "size", "tarball")
-OLDER_META = ("versions", "compilers", "oss", "platforms", "targets", "stacks", "num_specs", "num_specs_by_stack")
+OLDER_KEYS = (
+    "hash",
+    "compiler",
+    "versions",
+    "os",
+    "platform",
+    "target",
+    "variants",
+    "stacks",
+    "size",
+    "tarball",
+)
+OLDER_META = (
+    "versions",
+    "compilers",
+    "oss",
+    "platforms",
+    "targets",
+    "stacks",
+    "num_specs",
+    "num_specs_by_stack",
+)
 
 
 def package_names(rng: random.Random, count: int) -> list[str]:
@@ -152,10 +299,15 @@ class Variant:
         if kind == "bool":
             self.choices = ["+" + name, "~" + name]
         elif kind == "string":
-            self.choices = [f"{name}={v}" for v in rng.sample(STRING_VARIANTS[name], rng.randint(1, 2))]
+            self.choices = [
+                f"{name}={v}" for v in rng.sample(STRING_VARIANTS[name], rng.randint(1, 2))
+            ]
         elif kind == "multi":
             options = MULTI_VARIANTS[name]
-            sets = {",".join(sorted(rng.sample(options, rng.randint(1, len(options))))) for _ in range(2)}
+            sets = {
+                ",".join(sorted(rng.sample(options, rng.randint(1, len(options)))))
+                for _ in range(2)
+            }
             self.choices = [f"{name}={s}" for s in sorted(sets)]
         else:  # build_system, patches: one value for every build of the package
             self.choices = [kind]
@@ -168,18 +320,42 @@ def package_variants(rng: random.Random, builds: int) -> list[Variant]:
     """A package's variants: most have only build_system, some a handful, a few dozens (the
     packages built most, libraries with many options, have the most)."""
     # (share with build_system only, with 1-6 more, with 7-20 more) by how often it is built
-    shares = (0.75, 0.2, 0.05) if builds <= 3 else (0.6, 0.25, 0.13) if builds <= 15 else (0.25, 0.3, 0.35)
+    shares = (
+        (0.75, 0.2, 0.05)
+        if builds <= 3
+        else (0.6, 0.25, 0.13)
+        if builds <= 15
+        else (0.25, 0.3, 0.35)
+    )
     r = rng.random()
-    count = (0 if r < shares[0] else rng.randint(1, 6) if r < shares[0] + shares[1] else
-             rng.randint(7, 20) if r < sum(shares) else rng.randint(21, 50))
+    count = (
+        0
+        if r < shares[0]
+        else rng.randint(1, 6)
+        if r < shares[0] + shares[1]
+        else rng.randint(7, 20)
+        if r < sum(shares)
+        else rng.randint(21, 50)
+    )
     variants = [Variant(rng, "build_system", f"build_system={rng.choice(BUILD_SYSTEMS)}")]
-    names = rng.sample(BOOL_VARIANTS + sorted(STRING_VARIANTS) + sorted(MULTI_VARIANTS), min(count, 60))
+    names = rng.sample(
+        BOOL_VARIANTS + sorted(STRING_VARIANTS) + sorted(MULTI_VARIANTS), min(count, 60)
+    )
     for name in names:
-        kind = "string" if name in STRING_VARIANTS else "multi" if name in MULTI_VARIANTS else "bool"
+        kind = (
+            "string" if name in STRING_VARIANTS else "multi" if name in MULTI_VARIANTS else "bool"
+        )
         variants.append(Variant(rng, name, kind))
     if rng.random() < 0.08:
-        patches = ",".join(sorted("".join(rng.choice("0123456789abcdef") for _ in range(7)) for _ in range(rng.randint(1, 2))))
-        variants.append(Variant(rng, "patches", f"patches=={patches}"))  # "==": how the era spells it is decided per file
+        patches = ",".join(
+            sorted(
+                "".join(rng.choice("0123456789abcdef") for _ in range(7))
+                for _ in range(rng.randint(1, 2))
+            )
+        )
+        variants.append(
+            Variant(rng, "patches", f"patches=={patches}")
+        )  # "==": how the era spells it is decided per file
     return sorted(variants, key=lambda v: v.name)
 
 
@@ -194,14 +370,20 @@ def package_versions(rng: random.Random, count: int) -> list[str]:
         elif style < 0.95:
             out.add(f"{rng.randint(2019, 2025)}.{rng.randint(1, 12):02d}.{rng.randint(0, 3)}")
         else:
-            out.add(f"{rng.randint(1, 4)}.{rng.randint(0, 30)}-{rng.choice(['t9b_atlas', 'rc1', 'p1', 'beta'])}")
-    return sorted(out, key=lambda v: [int(p) if p.isdigit() else 0 for p in v.replace("-", ".").split(".")], reverse=True)
+            out.add(
+                f"{rng.randint(1, 4)}.{rng.randint(0, 30)}-{rng.choice(['t9b_atlas', 'rc1', 'p1', 'beta'])}"
+            )
+    return sorted(
+        out,
+        key=lambda v: [int(p) if p.isdigit() else 0 for p in v.replace("-", ".").split(".")],
+        reverse=True,
+    )
 
 
 def package_records(rng: random.Random, name: str, count: int, era: str, tag: str) -> list[dict]:
     versions = package_versions(rng, count)
     # The stacks that build this package: more for popular packages.
-    want = max(1, min(len(STACKS), round(count ** 0.72 * rng.uniform(0.5, 1.1))))
+    want = max(1, min(len(STACKS), round(count**0.72 * rng.uniform(0.5, 1.1))))
     stacks = []
     pool = dict(STACK_WEIGHTS)
     while len(stacks) < want:
@@ -209,7 +391,11 @@ def package_records(rng: random.Random, name: str, count: int, era: str, tag: st
         stacks.append(stack)
         del pool[stack]
     variants = package_variants(rng, count)
-    configurations = max(1, min(count, round(len(variants) ** 0.8 * rng.uniform(0.4, 1.4)))) if len(variants) > 1 else 1
+    configurations = (
+        max(1, min(count, round(len(variants) ** 0.8 * rng.uniform(0.4, 1.4))))
+        if len(variants) > 1
+        else 1
+    )
     configs = [tuple(v.value(rng) for v in variants) for _ in range(configurations)]
     without_compiler = era == "spack1" and rng.random() < 0.15  # data, binaries, pure Python
     records = []
@@ -219,34 +405,79 @@ def package_records(rng: random.Random, name: str, count: int, era: str, tag: st
         platform, os_, target, compilers = rng.choice(STACKS[stack])
         compiler = "none" if without_compiler else rng.choice(compilers)
         # The same build also serves other stacks of this package built alike.
-        alike = [s for s in stacks if s != stack and any(a[:3] == (platform, os_, target) and compiler in a[3] for a in STACKS[s])]
-        carried = {"root", stack} | ({rng.choice(alike)} if alike and rng.random() < 0.15 else set())
+        alike = [
+            s
+            for s in stacks
+            if s != stack
+            and any(a[:3] == (platform, os_, target) and compiler in a[3] for a in STACKS[s])
+        ]
+        carried = {"root", stack} | (
+            {rng.choice(alike)} if alike and rng.random() < 0.15 else set()
+        )
         version = versions[0] if rng.random() < 0.75 else rng.choice(versions)
         digest = make_hash(rng)
         while digest in seen:
             digest = make_hash(rng)
         seen.add(digest)
-        records.append(spec_record(rng, name, digest, version, compiler, platform, os_, target, rng.choice(configs), carried, era, tag))
+        records.append(
+            spec_record(
+                rng,
+                name,
+                digest,
+                version,
+                compiler,
+                platform,
+                os_,
+                target,
+                rng.choice(configs),
+                carried,
+                era,
+                tag,
+            )
+        )
     if era in ("current", "spack1"):
         records.sort(key=lambda r: r["hash"])
     return records
 
 
-def spec_record(rng: random.Random, name: str, digest: str, version: str, compiler: str, platform: str, os_: str,
-                target: str, variants: tuple[str, ...], stacks: set[str], era: str, tag: str) -> dict:
+def spec_record(
+    rng: random.Random,
+    name: str,
+    digest: str,
+    version: str,
+    compiler: str,
+    platform: str,
+    os_: str,
+    target: str,
+    variants: tuple[str, ...],
+    stacks: set[str],
+    era: str,
+    tag: str,
+) -> dict:
     patches = "patches:=" if era == "spack1" else "patches="
     variants = [v.replace("patches==", patches) for v in variants]
     stack_list = sorted(stacks)
     if era == "older":
         rng.shuffle(stack_list)  # the older generator wrote list(set(...))
     written = compiler if era == "spack1" or compiler == "none" else compiler.replace("@", "@=", 1)
-    record = {"hash": digest, "compiler": written, "versions": [version], "os": os_, "platform": platform, "target": target,
-              "variants": variants, "stacks": stack_list, "size": "-"}
+    record = {
+        "hash": digest,
+        "compiler": written,
+        "versions": [version],
+        "os": os_,
+        "platform": platform,
+        "target": target,
+        "variants": variants,
+        "stacks": stack_list,
+        "size": "-",
+    }
     if era in ("older", "sorted"):
         compiler_dir = compiler.replace("@", "-", 1)
         arch = f"{platform}-{os_}-{target}"
-        record["tarball"] = (f"https://binaries.spack.io/{tag}/build_cache/{arch}/{compiler_dir}/{name}-{version}/"
-                             f"{arch}-{compiler_dir}-{name}-{version}-{digest}.spack")
+        record["tarball"] = (
+            f"https://binaries.spack.io/{tag}/build_cache/{arch}/{compiler_dir}/{name}-{version}/"
+            f"{arch}-{compiler_dir}-{name}-{version}-{digest}.spack"
+        )
     return record if era == "older" else dict(sorted(record.items()))
 
 
@@ -254,10 +485,15 @@ def meta_for(records: list[dict], era: str) -> dict:
     by_stack = Counter(s for r in records for s in r["stacks"])
     meta = {
         "versions": sorted({v for r in records for v in r["versions"]}),
-        "compilers": sorted({r["compiler"] for r in records} - ({"none"} if era != "spack1" else set())),
-        "oss": sorted({r["os"] for r in records}), "platforms": sorted({r["platform"] for r in records}),
-        "targets": sorted({r["target"] for r in records}), "stacks": sorted(by_stack),
-        "num_specs": len(records), "num_specs_by_stack": dict(by_stack if era == "older" else sorted(by_stack.items())),
+        "compilers": sorted(
+            {r["compiler"] for r in records} - ({"none"} if era != "spack1" else set())
+        ),
+        "oss": sorted({r["os"] for r in records}),
+        "platforms": sorted({r["platform"] for r in records}),
+        "targets": sorted({r["target"] for r in records}),
+        "stacks": sorted(by_stack),
+        "num_specs": len(records),
+        "num_specs_by_stack": dict(by_stack if era == "older" else sorted(by_stack.items())),
     }
     return meta if era == "older" else dict(sorted(meta.items()))
 
@@ -271,16 +507,20 @@ def write_corpus(out: Path, specs: int, packages: int, seed: int = 1, tag: str =
         records = package_records(rng, name, count, era, tag)
         folder = out / tag / name
         folder.mkdir(parents=True, exist_ok=True)
-        text = (f'---\ntitle: "{name}"\nlayout: cache\ncategories: [package, {tag}]\n'
-                f"meta: {json.dumps(meta_for(records, era))}\n"
-                f"spec_details: {json.dumps(records)}\n---")
+        text = (
+            f'---\ntitle: "{name}"\nlayout: cache\ncategories: [package, {tag}]\n'
+            f"meta: {json.dumps(meta_for(records, era))}\n"
+            f"spec_details: {json.dumps(records)}\n---"
+        )
         (folder / "specs.md").write_text(text, encoding="utf-8")
         written += count
     return written
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("out", type=Path)
     parser.add_argument("--specs", type=int, default=1_000_000)
     parser.add_argument("--packages", type=int, default=10_000)

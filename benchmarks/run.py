@@ -53,8 +53,22 @@ def corpus(size: str, tag: str = "develop", seed: int = 1) -> Path:
     path = HERE / (f"corpus-{size}" if tag == "develop" else f"corpus-{size}-{tag}")
     if not path.exists():
         specs, packages = SIZES[size]
-        subprocess.run([sys.executable, str(HERE / "make_corpus.py"), str(path), "--specs", str(specs), "--packages", str(packages),
-                        "--tag", tag, "--seed", str(seed)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(HERE / "make_corpus.py"),
+                str(path),
+                "--specs",
+                str(specs),
+                "--packages",
+                str(packages),
+                "--tag",
+                tag,
+                "--seed",
+                str(seed),
+            ],
+            check=True,
+        )
     return path
 
 
@@ -112,7 +126,7 @@ def timed(cmd: list[str], env=None) -> tuple[float, float]:
     return wall, peak
 
 
-_FLOOR_LOAD = r'''
+_FLOOR_LOAD = r"""
 import os, sys, time, msgspec
 decode = msgspec.json.decode
 start = time.perf_counter()
@@ -126,13 +140,15 @@ for folder, _, names in os.walk(sys.argv[1]):
             elif line.startswith(b"meta:"):
                 decode(line[5:])
 print((time.perf_counter() - start) * 1000)
-'''
+"""
 
 
 def load_floor(root: Path) -> float:
     """ms to list the tree, read every file and decode its JSON (msgspec), on one core, in a
     process of its own (its start and imports not counted)."""
-    done = subprocess.run([sys.executable, "-c", _FLOOR_LOAD, str(root)], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _FLOOR_LOAD, str(root)], capture_output=True, text=True, check=True
+    )
     return float(done.stdout.strip())
 
 
@@ -141,13 +157,28 @@ def load_floor(root: Path) -> float:
 
 class Tmux:
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
-        self.socket = f"cachetui-bench-{os.getpid()}-{next(_SESSIONS)}"  # never reuse a dying server's socket
+        self.socket = (
+            f"cachetui-bench-{os.getpid()}-{next(_SESSIONS)}"  # never reuse a dying server's socket
+        )
         width, height = TERM_SIZE
         self.started = time.perf_counter()
-        self.run("new-session", "-d", "-s", "b", "-x", str(width), "-y", str(height), " ".join(command), env=env)
+        self.run(
+            "new-session",
+            "-d",
+            "-s",
+            "b",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            " ".join(command),
+            env=env,
+        )
 
     def run(self, *args: str, env=None) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=env).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=env
+        ).stdout
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "b")
@@ -183,19 +214,24 @@ def peak_rss_mb(pid: int) -> float:
 
 
 def floor_keystrokes(word: str, cells: int = 0) -> list[float]:
-    command = [sys.executable, str(HERE / "floor_app.py")] + (["--cells", str(cells)] if cells else [])
+    command = [sys.executable, str(HERE / "floor_app.py")] + (
+        ["--cells", str(cells)] if cells else []
+    )
     term = Tmux(command, os.environ.copy())
     try:
         term.wait(lambda s: "echo:" in s)
         time.sleep(0.3)
-        return [term.key_and_wait(ch, lambda s, v=word[: i + 1]: f"echo: {v}|" in s) for i, ch in enumerate(word)]
+        return [
+            term.key_and_wait(ch, lambda s, v=word[: i + 1]: f"echo: {v}|" in s)
+            for i, ch in enumerate(word)
+        ]
     finally:
         term.close()
 
 
 # Runs in the app's process (as `python probe.py LOG [args]`): counts the cells each
 # compositor update sends, and notes each key.
-_CELLS_PROBE = r'''
+_CELLS_PROBE = r"""
 import atexit, json, sys, time
 from textual import events
 from textual._compositor import Compositor
@@ -225,7 +261,7 @@ if sys.argv[1] == "floor":
 else:
     from cachetui.app import CacheTUI
     note_keys(CacheTUI)(sources=sys.argv[1:]).run()
-'''
+"""
 
 
 def cells_a_key(args: list[str], ready: str, keys: list[str], env: dict[str, str]) -> list[int]:
@@ -271,13 +307,19 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     figures: dict[str, list[float]] = {}
     cache = Path(tempfile.mkdtemp(prefix="cachetui-bench-"))
     env = child_env(cache)
-    subprocess.run([CACHETUI, "--version"], env=env, capture_output=True)  # bytecode compiled, as an install has it
+    subprocess.run(
+        [CACHETUI, "--version"], env=env, capture_output=True
+    )  # bytecode compiled, as an install has it
 
     # Cold: the floor, then whole `stats` processes with an empty cache directory each.
-    figures["floor: list, read + decode every file, 1 core ms"] = [load_floor(root) for _ in range(repeat)]
+    figures["floor: list, read + decode every file, 1 core ms"] = [
+        load_floor(root) for _ in range(repeat)
+    ]
     colds = []
     for i in range(repeat):
-        colds.append(timed([CACHETUI, "stats", str(root), "--json", "--cache-dir", str(cache / f"cold-{i}")]))
+        colds.append(
+            timed([CACHETUI, "stats", str(root), "--json", "--cache-dir", str(cache / f"cold-{i}")])
+        )
         shutil.rmtree(cache / f"cold-{i}", ignore_errors=True)
     figures["cold `stats --json` ms"] = [wall for wall, _ in colds]
     figures["cold `stats` peak RSS, process tree MB"] = [rss for _, rss in colds]
@@ -288,13 +330,19 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     figures["warm `stats --json` ms"] = [wall for wall, _ in warm]
     figures["warm `stats` RSS MB"] = [rss for _, rss in warm]
     index = IndexService([str(root)], cache_dir=cache / "cachetui").load().index
-    figures["on-disk index MB"] = [sum(p.stat().st_size for p in (cache / "cachetui").glob("index-*")) / 1e6]
+    figures["on-disk index MB"] = [
+        sum(p.stat().st_size for p in (cache / "cachetui").glob("index-*")) / 1e6
+    ]
     prefix = index.hashes[len(index.hashes) // 2][:7]
-    figures["warm `lookup` ms"] = [timed([CACHETUI, "lookup", prefix, str(root)], env)[0] for _ in range(repeat)]
+    figures["warm `lookup` ms"] = [
+        timed([CACHETUI, "lookup", prefix, str(root)], env)[0] for _ in range(repeat)
+    ]
 
     # Hash prefix lookup inside the index.
     rng = random.Random(1)
-    samples = [index.hashes[rng.randrange(index.n_specs)][: rng.randint(1, 32)] for _ in range(2000)]
+    samples = [
+        index.hashes[rng.randrange(index.n_specs)][: rng.randint(1, 32)] for _ in range(2000)
+    ]
     lookups = []
     for prefix_ in samples:
         start = time.perf_counter()
@@ -320,7 +368,9 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     term = Tmux([CACHETUI, str(root)], env)
     try:
         figures["app: first paint ms"] = [term.wait(lambda s: "Filters" in s)]
-        figures["app: warm, usable with data ms"] = [term.wait(lambda s: total in s) + figures["app: first paint ms"][0]]
+        figures["app: warm, usable with data ms"] = [
+            term.wait(lambda s: total in s) + figures["app: first paint ms"][0]
+        ]
         term.run("send-keys", "-t", "b", "/")
         time.sleep(0.3)
         strokes = []
@@ -330,7 +380,9 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
                 strokes.append(term.key_and_wait(ch, lambda s, e=expected: e in s))
             for i in range(len(word)):
                 expected = evaluate(index, Filter(word[: len(word) - i - 1])).status_text()
-                strokes.append(term.key_and_wait("BSpace", lambda s, e=expected: e in s, literal=False))
+                strokes.append(
+                    term.key_and_wait("BSpace", lambda s, e=expected: e in s, literal=False)
+                )
         figures["app: search keystroke ms"] = strokes
         # Spec-syntax queries, typed and erased a character at a time. Some prefixes do not
         # parse (`%`, `os=`): the app then keeps the last result and says why in the status
@@ -362,12 +414,26 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
     # (A key that repaints nothing, as tmux's second byte of some keys, is not counted.)
     typed = [k for word in words for k in [*word, *["BSpace"] * len(word)]]
     ours = [c for c in cells_a_key([str(root)], total, ["/", *typed], env) if c] or [0]
-    echo = [c for c in cells_a_key(["floor", str(HERE), "0"], "echo:", ["a", *typed], os.environ.copy()) if c] or [0]
+    echo = [
+        c
+        for c in cells_a_key(["floor", str(HERE), "0"], "echo:", ["a", *typed], os.environ.copy())
+        if c
+    ] or [0]
     paint = max(0, int(statistics.median(ours) - statistics.median(echo)))
     figures["cachetui: cells repainted a keystroke"] = [float(c) for c in ours]
-    figures["floor, echo: keystroke ms"] = [t for word in words for t in floor_keystrokes(word + word[::-1])]
-    figures["floor, echo + same cells: keystroke ms"] = [t for word in words for t in floor_keystrokes(word + word[::-1], paint)]
-    floor_cells = [c for c in cells_a_key(["floor", str(HERE), str(paint)], "echo:", ["a", *typed], os.environ.copy()) if c] or [0]
+    figures["floor, echo: keystroke ms"] = [
+        t for word in words for t in floor_keystrokes(word + word[::-1])
+    ]
+    figures["floor, echo + same cells: keystroke ms"] = [
+        t for word in words for t in floor_keystrokes(word + word[::-1], paint)
+    ]
+    floor_cells = [
+        c
+        for c in cells_a_key(
+            ["floor", str(HERE), str(paint)], "echo:", ["a", *typed], os.environ.copy()
+        )
+        if c
+    ] or [0]
     figures["floor, echo + same cells: cells a keystroke"] = [float(c) for c in floor_cells]
 
     figures.update(_versus_fzf(root, index, words, env, repeat))
@@ -380,7 +446,9 @@ def measure_tags(size: str, count: int, repeat: int) -> dict[str, list[float]]:
     sys.path.insert(0, str(HERE.parent))
     from cachetui.service import IndexService
 
-    roots = [corpus(size)] + [corpus(size, tag, seed=2 + i) for i, tag in enumerate(EXTRA_TAGS[: count - 1])]
+    roots = [corpus(size)] + [
+        corpus(size, tag, seed=2 + i) for i, tag in enumerate(EXTRA_TAGS[: count - 1])
+    ]
     cache = Path(tempfile.mkdtemp(prefix="cachetui-bench-tags-"))
     env = child_env(cache)
     figures: dict[str, list[float]] = {}
@@ -389,7 +457,9 @@ def measure_tags(size: str, count: int, repeat: int) -> dict[str, list[float]]:
     figures[f"{count} tags: cold `stats` peak RSS, process tree MB"] = [cold[1]]
     warm = [timed([CACHETUI, "stats", *map(str, roots), "--json"], env) for _ in range(repeat)]
     figures[f"{count} tags: warm `stats --json` ms"] = [wall for wall, _ in warm]
-    figures[f"{count} tags: on-disk index MB"] = [sum(p.stat().st_size for p in (cache / "cachetui").glob("index-*")) / 1e6]
+    figures[f"{count} tags: on-disk index MB"] = [
+        sum(p.stat().st_size for p in (cache / "cachetui").glob("index-*")) / 1e6
+    ]
     index = IndexService(list(map(str, roots)), cache_dir=cache / "cachetui").load().index
     total = f"{index.n_packages} of {index.n_packages} packages · {index.n_specs} of {index.n_specs} specs"
     usable, rss = [], []
@@ -412,7 +482,10 @@ def _constraint_queries(index) -> list[str]:
     from collections import Counter
 
     counts = index.facet_counts_in("compiler", None)
-    compiler = max((c for c in index.facet_values["compiler"] if "@" in c), key=lambda c: counts[index.facet_values["compiler"].index(c)])
+    compiler = max(
+        (c for c in index.facet_values["compiler"] if "@" in c),
+        key=lambda c: counts[index.facet_values["compiler"].index(c)],
+    )
     name, _, version = compiler.partition("@")
     os_counts = index.facet_counts_in("os", None)
     os_value = index.facet_values["os"][os_counts.index(max(os_counts))]
@@ -420,7 +493,11 @@ def _constraint_queries(index) -> list[str]:
     variant = variants.most_common(1)[0][0] if variants else "+shared"
     target = index.facet_values["target"][0]
     word = next(n for n in index.packages if len(n) >= 4)[:3]
-    return [f"%{name}@{version.split('.')[0]} os={os_value}", f"{word} {variant} target={target}", f"/{index.hashes[index.n_specs // 3][:5]}"]
+    return [
+        f"%{name}@{version.split('.')[0]} os={os_value}",
+        f"{word} {variant} target={target}",
+        f"/{index.hashes[index.n_specs // 3][:5]}",
+    ]
 
 
 def _type_queries(term: Tmux, index, queries: list[str]) -> list[float]:
@@ -446,11 +523,17 @@ def _type_queries(term: Tmux, index, queries: list[str]) -> list[float]:
     strokes: list[float] = []
     last_valid = evaluate(index, Filter("")).status_text()
     for query in queries:
-        texts = [query[: i + 1] for i in range(len(query))] + [query[: len(query) - i - 1] for i in range(len(query))]
+        texts = [query[: i + 1] for i in range(len(query))] + [
+            query[: len(query) - i - 1] for i in range(len(query))
+        ]
         keys = list(query) + ["BSpace"] * len(query)
         for text, key in zip(texts, keys):
             status, last_valid = expected(text, last_valid)
-            strokes.append(term.key_and_wait(key, lambda s, t=text, st=status: shows(s, t, st), literal=key != "BSpace"))
+            strokes.append(
+                term.key_and_wait(
+                    key, lambda s, t=text, st=status: shows(s, t, st), literal=key != "BSpace"
+                )
+            )
     return strokes
 
 
@@ -481,7 +564,9 @@ def _versus_fzf(root: Path, index, words: list[str], env, repeat: int) -> dict[s
     with lines.open("w") as out:
         for row in range(index.n_specs):
             f = index.field
-            out.write(f"{index.package_name(row)}@{f('version', row)} %{f('compiler', row)} arch={f('platform', row)}-{f('os', row)}-{f('target', row)} /{index.hashes[row]} {','.join(index.stacks(row))}\n")
+            out.write(
+                f"{index.package_name(row)}@{f('version', row)} %{f('compiler', row)} arch={f('platform', row)}-{f('os', row)}-{f('target', row)} /{index.hashes[row]} {','.join(index.stacks(row))}\n"
+            )
     out: dict[str, list[float]] = {}
     for word in words[:4]:
         fzf, ours = [], []
@@ -498,30 +583,44 @@ def _versus_fzf(root: Path, index, words: list[str], env, repeat: int) -> dict[s
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="100k,1m")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--keys", type=int, default=24, help="about how many keystrokes to time")
-    parser.add_argument("--tags", type=int, default=1, help="also load this many tags of the largest size at once")
+    parser.add_argument(
+        "--tags", type=int, default=1, help="also load this many tags of the largest size at once"
+    )
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args()
     sizes = args.sizes.split(",")
     results = {size: measure(size, args.repeat, args.keys) for size in sizes}
     if args.tags > 1:
-        results[f"{args.tags} tags of {sizes[-1]}"] = measure_tags(sizes[-1], args.tags, args.repeat)
+        results[f"{args.tags} tags of {sizes[-1]}"] = measure_tags(
+            sizes[-1], args.tags, args.repeat
+        )
     for size in QUERIES_TYPED:
         print(f"constraint queries at {size}: " + ", ".join(repr(q) for q in QUERIES_TYPED[size]))
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; terminal {TERM_SIZE[0]}x{TERM_SIZE[1]} in tmux")
+    print(
+        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; terminal {TERM_SIZE[0]}x{TERM_SIZE[1]} in tmux"
+    )
     for size, figures in results.items():
         print(f"\n{size} {'median':>52} {'max':>9}")
         for name, xs in figures.items():
             print(f"  {name:<50} {stats(xs)}")
         if "cold `stats --json` ms" in figures:
             floor = statistics.median(figures["floor: list, read + decode every file, 1 core ms"])
-            print(f"  {'cold `stats` / load floor (medians)':<50} {statistics.median(figures['cold `stats --json` ms']) / floor:9.2f}")
+            print(
+                f"  {'cold `stats` / load floor (medians)':<50} {statistics.median(figures['cold `stats --json` ms']) / floor:9.2f}"
+            )
             for base in ("floor, echo: keystroke ms", "floor, echo + same cells: keystroke ms"):
                 key_floor = statistics.median(figures[base])
-                for name in ("app: search keystroke ms", "app: constraint keystroke ms", "app: facet toggle ms"):
+                for name in (
+                    "app: search keystroke ms",
+                    "app: constraint keystroke ms",
+                    "app: facet toggle ms",
+                ):
                     label = f"{name.replace(' ms', '')} / {base.split(':')[0]}"
                     print(f"  {label:<50} {statistics.median(figures[name]) / key_floor:9.2f}")
     if args.json:

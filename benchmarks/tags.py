@@ -31,10 +31,30 @@ def corpus(specs: int) -> Path:
         return root
     make = [sys.executable, str(HERE / "make_corpus.py")]
     packages = max(10, specs // 100)
-    subprocess.run([*make, str(root), "--specs", str(specs), "--packages", str(packages), "--tag", "old"], check=True)
-    subprocess.run([*make, str(root), "--specs", str(specs), "--packages", str(packages), "--tag", "new"], check=True)
+    subprocess.run(
+        [*make, str(root), "--specs", str(specs), "--packages", str(packages), "--tag", "old"],
+        check=True,
+    )
+    subprocess.run(
+        [*make, str(root), "--specs", str(specs), "--packages", str(packages), "--tag", "new"],
+        check=True,
+    )
     changed = root / "changed"
-    subprocess.run([*make, str(changed), "--specs", str(specs), "--packages", str(packages), "--tag", "new", "--seed", "2"], check=True)
+    subprocess.run(
+        [
+            *make,
+            str(changed),
+            "--specs",
+            str(specs),
+            "--packages",
+            str(packages),
+            "--tag",
+            "new",
+            "--seed",
+            "2",
+        ],
+        check=True,
+    )
     for number, package in enumerate(sorted((changed / "new").iterdir())):
         if number % 50 == 0 and (root / "new" / package.name).is_dir():
             shutil.copy(package / "specs.md", root / "new" / package.name / "specs.md")
@@ -52,7 +72,9 @@ def timed(function, repeat: int) -> tuple[float, float, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--specs", type=int, default=500_000, help="specs per tag")
     parser.add_argument("--repeat", type=int, default=5)
     options = parser.parse_args()
@@ -66,17 +88,29 @@ def main() -> None:
     index = IndexService([str(root)], use_cache=False).load().index
     tags = index.facet_values["tag"]
     rows = {tag: index.rows_in(index.facet_bits["tag"][tags.index(tag)]) for tag in ("old", "new")}
-    print(f"{index.n_specs:,} specs ({', '.join(f'{t}: {len(r):,}' for t, r in rows.items())}), {index.n_packages:,} packages")
+    print(
+        f"{index.n_specs:,} specs ({', '.join(f'{t}: {len(r):,}' for t, r in rows.items())}), {index.n_packages:,} packages"
+    )
 
-    median, worst, changes = timed(lambda: diff(Side("old", index, rows["old"]), Side("new", index, rows["new"])), options.repeat)
+    median, worst, changes = timed(
+        lambda: diff(Side("old", index, rows["old"]), Side("new", index, rows["new"])),
+        options.repeat,
+    )
     added, removed, rebuilt = changes.totals()
-    print(f"diff old -> new: {median * 1000:,.0f} ms median, {worst * 1000:,.0f} ms max "
-          f"({len(changes.packages):,} packages changed; {added:,} added, {removed:,} removed, {rebuilt:,} rebuilt)")
-    for label, mask in (("everything", index.all_rows), ("one tag", index.facet_bits["tag"][tags.index("new")])):
+    print(
+        f"diff old -> new: {median * 1000:,.0f} ms median, {worst * 1000:,.0f} ms max "
+        f"({len(changes.packages):,} packages changed; {added:,} added, {removed:,} removed, {rebuilt:,} rebuilt)"
+    )
+    for label, mask in (
+        ("everything", index.all_rows),
+        ("one tag", index.facet_bits["tag"][tags.index("new")]),
+    ):
         median, worst, _ = timed(lambda: summarize(index, mask), options.repeat)
         print(f"stats of {label}: {median * 1000:,.1f} ms median, {worst * 1000:,.1f} ms max")
     for label, writer in (("CSV", write_csv), ("spec lines", write_spec_lines)):
-        median, worst, _ = timed(lambda: writer(index, rows["new"], io.StringIO()), max(1, options.repeat // 2))
+        median, worst, _ = timed(
+            lambda: writer(index, rows["new"], io.StringIO()), max(1, options.repeat // 2)
+        )
         print(f"export of one tag as {label}: {median:,.2f} s median, {worst:,.2f} s max")
 
 

@@ -13,7 +13,14 @@ from textual.theme import BUILTIN_THEMES, Theme
 
 from cachetui.clipboard import clipboard_sequences
 from cachetui.commands import CacheCommands
-from cachetui.config import DEFAULT_THEME, ORIGIN_DEFAULT, Config, ConfigProblem, check_keymap, remember_theme
+from cachetui.config import (
+    DEFAULT_THEME,
+    ORIGIN_DEFAULT,
+    Config,
+    ConfigProblem,
+    check_keymap,
+    remember_theme,
+)
 from cachetui.keys import KeyEntry, binding_ids, key_entries, keymap_clashes
 from cachetui.resources import stylesheet
 from cachetui.screens.diff import DiffScreen
@@ -37,14 +44,42 @@ class CacheTUI(App):
     COMMANDS = {CacheCommands}  # our commands only: the palette, the help and the footer agree
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit cachetui"),
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-anywhere", tooltip="Quit cachetui, even from the search box"),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            show=False,
+            priority=True,
+            id="quit-anywhere",
+            tooltip="Quit cachetui, even from the search box",
+        ),
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="Show every key binding"),
-        Binding("ctrl+p", "command_palette", "Palette", show=False, priority=True, id="command-palette",
-                tooltip="Commands: go to a package, toggle a filter, switch tag, look up a hash, copy, theme"),
-        Binding("ctrl+g", "go_to_hash", "Go to hash", show=False, priority=True, id="go-to-hash", tooltip="Go to a spec by the start of its hash, from anywhere"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Palette",
+            show=False,
+            priority=True,
+            id="command-palette",
+            tooltip="Commands: go to a package, toggle a filter, switch tag, look up a hash, copy, theme",
+        ),
+        Binding(
+            "ctrl+g",
+            "go_to_hash",
+            "Go to hash",
+            show=False,
+            priority=True,
+            id="go-to-hash",
+            tooltip="Go to a spec by the start of its hash, from anywhere",
+        ),
     ]
 
-    def __init__(self, sources: list[str] | None = None, service: IndexService | None = None, config: Config | None = None) -> None:
+    def __init__(
+        self,
+        sources: list[str] | None = None,
+        service: IndexService | None = None,
+        config: Config | None = None,
+    ) -> None:
         super().__init__()
         self.service = service or IndexService(sources)
         # No config given (tests, embedding): the defaults, and nothing remembered.
@@ -75,9 +110,18 @@ class CacheTUI(App):
         if not problems:
             return
         shown = "\n".join(visible(f"{p.source}: {p.message}") for p in problems[:3])
-        more = f"\n… and {len(problems) - 3} more: `cachetui config` lists them" if len(problems) > 3 else ""
-        self.notify(shown + more, title=f"Config: {len(problems)} problem{'s' if len(problems) > 1 else ''}",
-                    severity="warning", timeout=20, markup=False)
+        more = (
+            f"\n… and {len(problems) - 3} more: `cachetui config` lists them"
+            if len(problems) > 3
+            else ""
+        )
+        self.notify(
+            shown + more,
+            title=f"Config: {len(problems)} problem{'s' if len(problems) > 1 else ''}",
+            severity="warning",
+            timeout=20,
+            markup=False,
+        )
 
     def _theme_changed(self, theme: Theme) -> None:
         # A choice made in the app is kept for next time (not the one it started with).
@@ -109,7 +153,9 @@ class CacheTUI(App):
 
     def action_go_to_hash(self) -> None:
         """From any pane or screen: close what covers the main screen, then look up."""
-        if isinstance(self.screen, HashLookupScreen) or not any(isinstance(s, MainScreen) for s in self.screen_stack):
+        if isinstance(self.screen, HashLookupScreen) or not any(
+            isinstance(s, MainScreen) for s in self.screen_stack
+        ):
             return  # already there; or nothing loaded to look in yet
         while not isinstance(self.screen, MainScreen):
             self.pop_screen()
@@ -121,8 +167,18 @@ class CacheTUI(App):
 
 
 # Whose bindings the help lists, in this order.
-HELP_OWNERS: list[type] = [CacheTUI, MainScreen, LineList, FacetSidebar, SpecDetail, HashLookupScreen, DiffScreen, ExportScreen,
-                           HelpScreen, ProblemsScreen]
+HELP_OWNERS: list[type] = [
+    CacheTUI,
+    MainScreen,
+    LineList,
+    FacetSidebar,
+    SpecDetail,
+    HashLookupScreen,
+    DiffScreen,
+    ExportScreen,
+    HelpScreen,
+    ProblemsScreen,
+]
 
 
 def check_config(config: Config) -> None:
@@ -130,13 +186,22 @@ def check_config(config: Config) -> None:
     theme names. What is wrong is dropped, with a problem naming the file and the key."""
     found = []
     check_keymap(config, binding_ids(HELP_OWNERS))
-    for binding_id, why in keymap_clashes(CacheTUI._normalize_keymap(config.keymap), binding_chains()):
+    for binding_id, why in keymap_clashes(
+        CacheTUI._normalize_keymap(config.keymap), binding_chains()
+    ):
         found.append(ConfigProblem(config.origin(f"keymap.{binding_id}"), why))
     if config.theme and config.theme not in BUILTIN_THEMES:
         known = ", ".join(sorted(BUILTIN_THEMES))
-        found.append(ConfigProblem(config.origin("theme"), f"key 'theme': no theme named '{visible(config.theme)}' (themes: {known})"))
+        found.append(
+            ConfigProblem(
+                config.origin("theme"),
+                f"key 'theme': no theme named '{visible(config.theme)}' (themes: {known})",
+            )
+        )
         config.theme, config.origins["theme"] = None, ORIGIN_DEFAULT
-    config.problems += [problem for problem in found if problem not in config.problems]  # checked twice: said once
+    config.problems += [
+        problem for problem in found if problem not in config.problems
+    ]  # checked twice: said once
 
 
 def binding_chains() -> list[list[type]]:

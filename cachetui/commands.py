@@ -49,10 +49,18 @@ class CacheCommands(Provider):
             if entry.owner.__name__ == "MainScreen" and main is None:
                 continue
             target = app if entry.owner.__name__ == "CacheTUI" else main
-            yield Command(entry.description, partial(target.run_action, entry.action), _help(f"{entry.tooltip} · {entry.keys}"))
+            yield Command(
+                entry.description,
+                partial(target.run_action, entry.action),
+                _help(f"{entry.tooltip} · {entry.keys}"),
+            )
         yield from self._tag_commands()
         for name in sorted(app.available_themes):
-            yield Command(f"Theme: {name}", partial(setattr, app, "theme", name), "the current theme" if name == app.theme else "use this theme (remembered)")
+            yield Command(
+                f"Theme: {name}",
+                partial(setattr, app, "theme", name),
+                "the current theme" if name == app.theme else "use this theme (remembered)",
+            )
 
     def _tag_commands(self) -> Iterator[Command]:
         """Switch tag, where there is more than one to switch between."""
@@ -60,13 +68,24 @@ class CacheCommands(Provider):
         index = main.service.index if main is not None else None
         if index is None:
             return
-        tags, counts = index.facet_values.get("tag", []), main.result.facet_counts.get("tag", {}) if main.result else {}
+        tags, counts = (
+            index.facet_values.get("tag", []),
+            main.result.facet_counts.get("tag", {}) if main.result else {},
+        )
         chosen = main.filter.selected.get("tag", frozenset())
         if len(tags) > 1 or chosen:
             for tag in tags:
                 now = " (shown now)" if chosen == {tag} else ""
-                yield Command(f"Tag: {visible(tag)}", partial(main.switch_tag, tag), f"show this cache tag only{now} · {counts.get(tag, 0):,} specs")
-            yield Command("All tags", partial(main.switch_tag, None), "show every cache tag" + (" (shown now)" if not chosen else ""))
+                yield Command(
+                    f"Tag: {visible(tag)}",
+                    partial(main.switch_tag, tag),
+                    f"show this cache tag only{now} · {counts.get(tag, 0):,} specs",
+                )
+            yield Command(
+                "All tags",
+                partial(main.switch_tag, None),
+                "show every cache tag" + (" (shown now)" if not chosen else ""),
+            )
 
     def _facet_commands(self) -> Iterator[Command]:
         main = self._main()
@@ -80,19 +99,33 @@ class CacheCommands(Provider):
             for value in index.facet_values.get(facet, []):
                 on = value in selected.get(facet, ())
                 count = counts.get(facet, {}).get(value, 0)
-                state = f"on: turn it off · {count:,} specs" if on else f"turn it on · {count:,} specs"
-                yield Command(f"Filter: {facet}={visible(value)}", partial(main.toggle_facet, facet, value), state)
+                state = (
+                    f"on: turn it off · {count:,} specs" if on else f"turn it on · {count:,} specs"
+                )
+                yield Command(
+                    f"Filter: {facet}={visible(value)}",
+                    partial(main.toggle_facet, facet, value),
+                    state,
+                )
 
     async def discover(self) -> Hits:
         for command in self._commands():
-            yield DiscoveryHit(Content(command.name), command.run, text=command.name, help=command.help)
+            yield DiscoveryHit(
+                Content(command.name), command.run, text=command.name, help=command.help
+            )
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in [*self._commands(), *self._facet_commands()]:
             score = matcher.match(command.name)
             if score > 0:
-                yield Hit(score, _highlighted(matcher, command.name), command.run, text=command.name, help=command.help)
+                yield Hit(
+                    score,
+                    _highlighted(matcher, command.name),
+                    command.run,
+                    text=command.name,
+                    help=command.help,
+                )
         for hit in self._hash_hits(query):
             yield hit
         for hit in self._package_hits(query):
@@ -110,8 +143,13 @@ class CacheCommands(Provider):
             # The palette orders by score: the matcher's own (unbounded) score, lifted by the
             # ranker's order so that an exact name or a typo-tolerant match is not buried.
             lift = 20 if name.lower() == words.lower() else 8 - place
-            yield Hit(matcher.match(label) + lift, _highlighted(matcher, label), partial(main.go_to_package, package),
-                      text=label, help="go to this package")
+            yield Hit(
+                matcher.match(label) + lift,
+                _highlighted(matcher, label),
+                partial(main.go_to_package, package),
+                text=label,
+                help="go to this package",
+            )
 
     def _hash_hits(self, query: str) -> Iterator[Hit]:
         main = self._main()
@@ -127,8 +165,13 @@ class CacheCommands(Provider):
         found = len(main.service.index.lookup_hash(prefix))
         if found:
             label = f"Hash: /{prefix}"
-            yield Hit(100 if text.startswith("/") else 30, Content(label), partial(main.look_up_hash, prefix), text=label,
-                      help=f"go to the spec whose hash starts with it ({found:,} match{'es' if found != 1 else ''})")
+            yield Hit(
+                100 if text.startswith("/") else 30,
+                Content(label),
+                partial(main.look_up_hash, prefix),
+                text=label,
+                help=f"go to the spec whose hash starts with it ({found:,} match{'es' if found != 1 else ''})",
+            )
 
 
 def _help(text: str) -> str:
@@ -140,7 +183,7 @@ def _without_word(query: str, word: str) -> str:
     """`package zlib` and `package: zlib` are `zlib` to the package commands."""
     text = query.strip()
     if text.lower().startswith(word):
-        text = text[len(word):].lstrip(": ")
+        text = text[len(word) :].lstrip(": ")
     return text
 
 
@@ -182,5 +225,9 @@ class CompareCommands(TagCommands):
             for new in tags:
                 if old != new:
                     ready = main.compared(old, new)
-                    yield Command(f"Compare: {visible(old)} -> {visible(new)}", partial(main.compare, old, new),
-                                  "what changed: specs added, removed, rebuilt" + (" (worked out: instant)" if ready else ""))
+                    yield Command(
+                        f"Compare: {visible(old)} -> {visible(new)}",
+                        partial(main.compare, old, new),
+                        "what changed: specs added, removed, rebuilt"
+                        + (" (worked out: instant)" if ready else ""),
+                    )

@@ -98,8 +98,12 @@ def default_state_path() -> Path:
     return Path(user_state_dir("cachetui", appauthor=False)) / "state.json"
 
 
-def load_config(path: str | Path | None = None, *, binding_ids: Collection[str] | None = None,
-                state_path: str | Path | None | _Default = _Default.STATE_PATH) -> Config:
+def load_config(
+    path: str | Path | None = None,
+    *,
+    binding_ids: Collection[str] | None = None,
+    state_path: str | Path | None | _Default = _Default.STATE_PATH,
+) -> Config:
     """The settings from `path` (default: the user's config file), $PAGER and the state file.
 
     Never raises because of what a file holds: problems are collected in `.problems`.
@@ -126,7 +130,12 @@ def check_keymap(config: Config, binding_ids: Collection[str]) -> None:
     for bid in [bid for bid in config.keymap if bid not in binding_ids]:
         del config.keymap[bid]
         config.origins.pop("keymap." + bid, None)
-        config.problems.append(ConfigProblem(source, f"keymap: unknown binding id {_name(bid)}{_misplaced_hint(bid, binding_ids)}"))
+        config.problems.append(
+            ConfigProblem(
+                source,
+                f"keymap: unknown binding id {_name(bid)}{_misplaced_hint(bid, binding_ids)}",
+            )
+        )
 
 
 def remember_theme(config: Config, theme: str) -> bool:
@@ -149,7 +158,9 @@ def remember_theme(config: Config, theme: str) -> bool:
 def describe(config: Config) -> list[tuple[str, str, str]]:
     """(key, value as TOML, origin) for every setting, for `cachetui config`."""
     # Unset values are shown as what the app then uses.
-    sources_origin = config.origin("sources") if config.sources else "default (the bundled sample data)"
+    sources_origin = (
+        config.origin("sources") if config.sources else "default (the bundled sample data)"
+    )
     rows = [
         ("sources", _toml(config.sources), sources_origin),
         ("theme", _toml(config.theme or DEFAULT_THEME), config.origin("theme")),
@@ -157,7 +168,10 @@ def describe(config: Config) -> list[tuple[str, str, str]]:
         ("mouse", _toml(config.mouse), config.origin("mouse")),
         ("pager", _toml(config.pager or DEFAULT_PAGER), config.origin("pager")),
     ]
-    rows += [("keymap." + _toml_key(bid), _toml(keys), config.origin("keymap." + bid)) for bid, keys in config.keymap.items()]
+    rows += [
+        ("keymap." + _toml_key(bid), _toml(keys), config.origin("keymap." + bid))
+        for bid, keys in config.keymap.items()
+    ]
     # Paths, ids and values are the user's text: made safe here so no caller can forget.
     return [(visible(key), visible(value), visible(origin)) for key, value, origin in rows]
 
@@ -190,13 +204,15 @@ def _read_table(file: Path, explicit: bool, problems: list[ConfigProblem]) -> di
         # TOML itself does not allow; it is harmless, so accept it.
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
+        line = data[: error.start].count(b"\n") + 1
         problem(f"not UTF-8 text: byte 0x{data[error.start]:02x} at line {line}")
         return None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        problem("not valid TOML: " + visible(str(error)))  # tomllib's message has the line and column
+        problem(
+            "not valid TOML: " + visible(str(error))
+        )  # tomllib's message has the line and column
     except RecursionError:
         problem("not valid TOML: nested too deeply")
     except ValueError as error:  # e.g. an integer longer than Python converts
@@ -244,7 +260,9 @@ class _Bad(Exception):
 _Report = Callable[[str], None]
 
 
-def _apply_table(table: dict, config: Config, source: str, binding_ids: Collection[str] | None) -> None:
+def _apply_table(
+    table: dict, config: Config, source: str, binding_ids: Collection[str] | None
+) -> None:
     messages: list[str] = []
     report = messages.append
 
@@ -274,7 +292,7 @@ def _apply_table(table: dict, config: Config, source: str, binding_ids: Collecti
             config.origins.update({"keymap." + bid: source for bid in config.keymap})
     # A generated or mangled file can hold thousands of bad entries; a screenful says enough.
     if len(messages) > _MAX_PROBLEMS:
-        messages[_MAX_PROBLEMS - 1:] = [f"and {len(messages) - _MAX_PROBLEMS + 1} more problems"]
+        messages[_MAX_PROBLEMS - 1 :] = [f"and {len(messages) - _MAX_PROBLEMS + 1} more problems"]
     config.problems += [ConfigProblem(source, message) for message in messages]
 
 
@@ -312,7 +330,9 @@ def _check_sources(raw: object, report: _Report) -> list[str]:
             sources.append(os.path.expanduser(item))
         else:
             # Skip just this one: the other sources are still worth opening.
-            report(f"key 'sources': item {number} must be a non-empty string, not {_shown(item)}; skipped")
+            report(
+                f"key 'sources': item {number} must be a non-empty string, not {_shown(item)}; skipped"
+            )
     return sources
 
 
@@ -342,7 +362,9 @@ def _check_pager(raw: object, report: _Report) -> str:
     return raw
 
 
-def _check_keymap(raw: object, report: _Report, binding_ids: Collection[str] | None) -> dict[str, str]:
+def _check_keymap(
+    raw: object, report: _Report, binding_ids: Collection[str] | None
+) -> dict[str, str]:
     if not isinstance(raw, dict):
         raise _Bad(f"must be a table of binding id = keys, not {_shown(raw)}")
     keymap = {}
@@ -352,8 +374,10 @@ def _check_keymap(raw: object, report: _Report, binding_ids: Collection[str] | N
         elif not isinstance(keys, str) or not keys.strip():
             report(f"keymap: {_name(bid)} must be a non-empty string of keys, not {_shown(keys)}")
         elif (normalised := _normalise_keys(keys)) is None:
-            report(f"keymap: bad keys for {_name(bid)}: {_shown(keys)} "
-                   '(key names such as "y", "f2" or "ctrl+b", separated by commas)')
+            report(
+                f"keymap: bad keys for {_name(bid)}: {_shown(keys)} "
+                '(key names such as "y", "f2" or "ctrl+b", separated by commas)'
+            )
         else:
             keymap[bid] = normalised
     return keymap
@@ -375,8 +399,27 @@ def _normalise_keys(keys: str) -> str | None:
 
 
 # Textual's names of the keys that are not characters (textual.keys.Keys), and modifiers.
-_SPECIAL_KEYS = frozenset({"backspace", "delete", "down", "end", "enter", "escape", "home", "insert", "left", "pagedown",
-                           "pageup", "return", "right", "space", "tab", "up", *(f"f{n}" for n in range(1, 25))})
+_SPECIAL_KEYS = frozenset(
+    {
+        "backspace",
+        "delete",
+        "down",
+        "end",
+        "enter",
+        "escape",
+        "home",
+        "insert",
+        "left",
+        "pagedown",
+        "pageup",
+        "return",
+        "right",
+        "space",
+        "tab",
+        "up",
+        *(f"f{n}" for n in range(1, 25)),
+    }
+)
 _MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 
 
@@ -409,11 +452,11 @@ def _is_character_name(key: str) -> bool:
 
 def _name(text: str) -> str:
     """A key or id from the file, quoted, escaped and short enough to read."""
-    return f"'{_shorten(visible(text[:_SHOWN * 2]))}'"
+    return f"'{_shorten(visible(text[: _SHOWN * 2]))}'"
 
 
 def _suggestion(word: str, candidates: Collection[str]) -> str:
-    close = difflib.get_close_matches(word[:_SHOWN * 2], list(candidates), n=1)
+    close = difflib.get_close_matches(word[: _SHOWN * 2], list(candidates), n=1)
     return f" (did you mean {_name(close[0])}?)" if close else ""
 
 
@@ -423,7 +466,7 @@ def _shown(value: object) -> str:
 
 
 def _shorten(text: str) -> str:
-    return text if len(text) <= _SHOWN else text[:_SHOWN - 1] + "…"
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
 def _toml(value: object, brief: bool = False, depth: int = 0) -> str:
@@ -433,7 +476,7 @@ def _toml(value: object, brief: bool = False, depth: int = 0) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        text = value[:_SHOWN * 2] if brief else value
+        text = value[: _SHOWN * 2] if brief else value
         # Quotes and backslashes escaped as TOML does; control characters are left for
         # `visible`, so they read the same here as everywhere else in cachetui.
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -451,8 +494,15 @@ def _toml(value: object, brief: bool = False, depth: int = 0) -> str:
         pairs = list(value.items())
         shown = pairs[:_SHOWN] if brief else pairs
         more = ", …" if len(shown) < len(pairs) else ""
-        return "{" + ", ".join(f"{_toml_key(k[:_SHOWN] if brief else k)} = {_toml(v, brief, depth + 1)}"
-                              for k, v in shown) + more + "}"
+        return (
+            "{"
+            + ", ".join(
+                f"{_toml_key(k[:_SHOWN] if brief else k)} = {_toml(v, brief, depth + 1)}"
+                for k, v in shown
+            )
+            + more
+            + "}"
+        )
     return repr(value)
 
 

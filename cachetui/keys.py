@@ -9,7 +9,13 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-_KEY_NAMES = {"question_mark": "?", "slash": "/", "space": "space", "exclamation_mark": "!", "full_stop": "."}
+_KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "space": "space",
+    "exclamation_mark": "!",
+    "full_stop": ".",
+}
 
 
 @dataclass(frozen=True)
@@ -36,15 +42,17 @@ def key_entries(owners: list[type], keymap: Mapping[str, str] | None = None) -> 
         for binding in getattr(owner, "BINDINGS", []):
             if isinstance(binding, Binding) and binding.id and binding.id not in seen:
                 seen.add(binding.id)
-                entries.append(KeyEntry(
-                    group=getattr(owner, "HELP_GROUP", owner.__name__),
-                    keys=key_label(keymap.get(binding.id, binding.key)),
-                    description=binding.description,
-                    tooltip=binding.tooltip or binding.description,
-                    id=binding.id,
-                    action=binding.action,
-                    owner=owner,
-                ))
+                entries.append(
+                    KeyEntry(
+                        group=getattr(owner, "HELP_GROUP", owner.__name__),
+                        keys=key_label(keymap.get(binding.id, binding.key)),
+                        description=binding.description,
+                        tooltip=binding.tooltip or binding.description,
+                        id=binding.id,
+                        action=binding.action,
+                        owner=owner,
+                    )
+                )
     return entries
 
 
@@ -57,6 +65,7 @@ def keymap_clashes(keymap: Mapping[str, str], chains: list[list[type]]) -> list[
     force at the same time also has (Textual then lets one win, silently). Overlaps the
     defaults already have (enter in a list and in the filters) are by design, not reported.
     `keymap` is normalised as Textual normalises it (`question_mark`, not `?`)."""
+
     def keys_of(binding: Binding, mapped: bool) -> set[str]:
         source = keymap.get(binding.id, binding.key) if mapped else binding.key
         return {key.strip() for key in source.split(",")}
@@ -72,6 +81,12 @@ def keymap_clashes(keymap: Mapping[str, str], chains: list[list[type]]) -> list[
                 shared -= keys_of(remapped, False) & keys_of(other, False)  # as shipped
                 for key in sorted(shared):
                     pair = tuple(sorted((remapped.id, other.id)))
-                    found.setdefault((*pair, key), (remapped.id, f"keymap: {remapped.id} = {key_label(key)!r} is also the key of "
-                                                    f"{other.id} ({other.description}) where both apply; give one of them another key"))
+                    found.setdefault(
+                        (*pair, key),
+                        (
+                            remapped.id,
+                            f"keymap: {remapped.id} = {key_label(key)!r} is also the key of "
+                            f"{other.id} ({other.description}) where both apply; give one of them another key",
+                        ),
+                    )
     return list(found.values())

@@ -51,16 +51,27 @@ def spec_record(index: Index, row: int) -> dict[str, Any]:
 
     record = {**spec_json(index, row), "install": index.spec(row).install_command}
     found = dependencies_of(index, row)
-    record["dependencies"] = None if found is None else [edge_json(line.dependency, line.depth, line.repeated) for line in found.tree]
+    record["dependencies"] = (
+        None
+        if found is None
+        else [edge_json(line.dependency, line.depth, line.repeated) for line in found.tree]
+    )
     record["build"] = None if found is None else [edge_json(d, 1, False) for d in found.build]
     return record
 
 
 def edge_json(dependency, depth: int, repeated: bool) -> dict[str, Any]:
     """One dependency line of `deps --json` (a public shape)."""
-    return {"name": dependency.name, "version": dependency.version or None, "hash": dependency.hash,
-            "deptypes": dependency.deptype_names, "virtuals": list(dependency.virtuals), "kind": dependency.kind_name,
-            "depth": depth, "repeated": repeated}
+    return {
+        "name": dependency.name,
+        "version": dependency.version or None,
+        "hash": dependency.hash,
+        "deptypes": dependency.deptype_names,
+        "virtuals": list(dependency.virtuals),
+        "kind": dependency.kind_name,
+        "depth": depth,
+        "repeated": repeated,
+    }
 
 
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -73,7 +84,22 @@ def json_text(value: object) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-CSV_COLUMNS = ("package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source", "kind")
+CSV_COLUMNS = (
+    "package",
+    "version",
+    "compiler",
+    "platform",
+    "os",
+    "target",
+    "hash",
+    "variants",
+    "stacks",
+    "tag",
+    "size",
+    "tarball",
+    "source",
+    "kind",
+)
 EXPORT_FORMATS = {"csv": "CSV", "json": "JSON", "specs": "Spack spec lines"}
 
 
@@ -86,7 +112,10 @@ def write_csv(index: Index, rows: Iterable[int], out: IO[str]) -> None:
     writer.writerow(CSV_COLUMNS)
     for row in rows:
         record = spec_json(index, row)
-        cells = [" ".join(v) if isinstance(v, list) else "" if v is None else str(v) for v in (record[c] for c in CSV_COLUMNS)]
+        cells = [
+            " ".join(v) if isinstance(v, list) else "" if v is None else str(v)
+            for v in (record[c] for c in CSV_COLUMNS)
+        ]
         writer.writerow([visible(cell) for cell in cells])
 
 
@@ -97,14 +126,21 @@ def write_spec_lines(index: Index, rows: Iterable[int], out: IO[str]) -> None:
         out.write(visible(spec_line(index, row)) + "\n")
 
 
-def write_export(index: Index, rows: list[int], form: str, out: IO[str], filter_json: dict | None = None) -> None:
+def write_export(
+    index: Index, rows: list[int], form: str, out: IO[str], filter_json: dict | None = None
+) -> None:
     """The app's export (`e`): `form` one of EXPORT_FORMATS. JSON is `{"filter": ..., "specs": [spec, ...]}`."""
     if form == "csv":
         write_csv(index, rows, out)
     elif form == "specs":
         write_spec_lines(index, rows, out)
     else:
-        out.write(json_text({"filter": filter_json or {}, "specs": [spec_json(index, row) for row in rows]}) + "\n")
+        out.write(
+            json_text(
+                {"filter": filter_json or {}, "specs": [spec_json(index, row) for row in rows]}
+            )
+            + "\n"
+        )
 
 
 @contextmanager
@@ -112,7 +148,9 @@ def replacing(path: Path) -> Iterator[IO[str]]:
     """A text file to write that replaces `path` only once it is whole (a temporary file beside
     it, renamed). A symlink is written through; the mode is the file's own, else the umask's."""
     target = Path(path).resolve()
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
             yield out
@@ -135,7 +173,11 @@ def _umask() -> int:
 def _mirror_files(index: Index, row: int) -> dict[str, str]:
     """Where a build-cache binary's spec file (v2) or spec manifest (v3) is; nothing for summaries."""
     files = index.binary_files(row)
-    return {key: url for key, url in (("spec_file", files.spec_file), ("manifest", files.manifest)) if url}
+    return {
+        key: url
+        for key, url in (("spec_file", files.spec_file), ("manifest", files.manifest))
+        if url
+    }
 
 
 SPEC_COLUMNS = ("hash", "package", "compiler", "arch", "tag", "stacks")
@@ -158,7 +200,10 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = []
     for row in cells:
-        parts = [cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        parts = [
+            cell.rjust(w) if i in right else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row, widths))
+        ]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
 

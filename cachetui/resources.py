@@ -15,7 +15,9 @@ def resource_dir(name: str) -> Path:
     for candidate in (_PACKAGE_DIR / name, _PACKAGE_DIR.parent / name):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(f"cachetui is missing its {name!r} directory (looked beside {_PACKAGE_DIR})")
+    raise FileNotFoundError(
+        f"cachetui is missing its {name!r} directory (looked beside {_PACKAGE_DIR})"
+    )
 
 
 def sample_data_dir() -> Path:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,10 +17,10 @@ from cachetui.resources import sample_data_dir
 
 if TYPE_CHECKING:
     from cachetui.index.filter import Filter, Result
-    from cachetui.sources.resolve import DownloadProgress, Resolved
     from cachetui.index.store import Index
     from cachetui.sources import Progress
     from cachetui.sources.columns import ColumnChunk
+    from cachetui.sources.resolve import DownloadProgress, Resolved
 
 
 @dataclass
@@ -43,11 +42,18 @@ def default_cache_dir() -> Path:
 
 
 class IndexService:
-    def __init__(self, sources: list[str] | None = None, cache_dir: str | Path | None = None, use_cache: bool = True) -> None:
+    def __init__(
+        self,
+        sources: list[str] | None = None,
+        cache_dir: str | Path | None = None,
+        use_cache: bool = True,
+    ) -> None:
         # No source given: the sample data that ships with cachetui.
         self.sources: list[str] = list(sources) if sources else [str(sample_data_dir())]
         # Where the on-disk index lives; None: it is neither read nor written.
-        self.cache_dir: Path | None = (Path(cache_dir) if cache_dir else default_cache_dir()) if use_cache else None
+        self.cache_dir: Path | None = (
+            (Path(cache_dir) if cache_dir else default_cache_dir()) if use_cache else None
+        )
         self.report: LoadReport | None = None
         self._generation = 0
         self._lock = threading.Lock()
@@ -56,8 +62,12 @@ class IndexService:
     def index(self) -> Index | None:
         return self.report.index if self.report else None
 
-    def load(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
-             download: DownloadProgress | None = None) -> LoadReport:
+    def load(
+        self,
+        progress: Progress | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        download: DownloadProgress | None = None,
+    ) -> LoadReport:
         """Read every source and build the index (blocking: call it from a worker).
 
         `download(url, bytes done, bytes in all or None)` reports downloads under way."""
@@ -67,7 +77,11 @@ class IndexService:
         from cachetui.sources import LoaderPool, expect_many_files, gc_paused, read_chunks
         from cachetui.sources.mirror import has_urls
 
-        stored_at = snapshot.snapshot_path(self.cache_dir, self.sources) if self.cache_dir is not None else None
+        stored_at = (
+            snapshot.snapshot_path(self.cache_dir, self.sources)
+            if self.cache_dir is not None
+            else None
+        )
         notes: list[LoadProblem] = []
         resolved = None
         # Local sources: the snapshot first (a stat per file it was built from). Anything
@@ -76,20 +90,37 @@ class IndexService:
             resolved = _resolve(self.sources, self.cache_dir, download)
         if stored_at is not None:
             try:
-                index, saved, files_read = snapshot.load(stored_at, self.sources, **_checks(resolved))
+                index, saved, files_read = snapshot.load(
+                    stored_at, self.sources, **_checks(resolved)
+                )
             except snapshot.NeedsRevalidation:
                 resolved = _resolve(self.sources, self.cache_dir, download)
                 try:
-                    index, saved, files_read = snapshot.load(stored_at, self.sources, **_checks(resolved))
+                    index, saved, files_read = snapshot.load(
+                        stored_at, self.sources, **_checks(resolved)
+                    )
                 except snapshot.SnapshotError:
                     pass
                 else:
-                    return self._from_snapshot(index, saved + _fetch_notes(resolved), files_read, progress)
+                    return self._from_snapshot(
+                        index, saved + _fetch_notes(resolved), files_read, progress
+                    )
             except snapshot.SnapshotError as why:
-                if str(why) not in ("no on-disk index yet", "the sources changed since it was written"):
-                    notes.append(LoadProblem(str(stored_at), f"on-disk index not used: {why}; rebuilt from the sources", "warning"))
+                if str(why) not in (
+                    "no on-disk index yet",
+                    "the sources changed since it was written",
+                ):
+                    notes.append(
+                        LoadProblem(
+                            str(stored_at),
+                            f"on-disk index not used: {why}; rebuilt from the sources",
+                            "warning",
+                        )
+                    )
             else:
-                return self._from_snapshot(index, saved + _fetch_notes(resolved), files_read, progress)
+                return self._from_snapshot(
+                    index, saved + _fetch_notes(resolved), files_read, progress
+                )
 
         # A large tree: the loader processes start (a fresh interpreter each, importing the
         # readers) while it is listed.
@@ -102,7 +133,9 @@ class IndexService:
             read_problems: list[LoadProblem] = []
 
             def chunks() -> Iterator[ColumnChunk]:
-                for chunk in read_chunks(files, progress, cancelled, pool=pool, sizes={s[0]: s[1] for s in stamps}):
+                for chunk in read_chunks(
+                    files, progress, cancelled, pool=pool, sizes={s[0]: s[1] for s in stamps}
+                ):
                     read_problems.extend(chunk.problems)
                     yield chunk
 
@@ -116,14 +149,31 @@ class IndexService:
             # Fetch notes (offline, using a copy) are about this start, not the snapshot's.
             kept = [p for p in problems + read_problems if p not in _fetch_notes(resolved)]
             try:
-                snapshot.save(stored_at, index, kept, self.sources, stamps, len(files), fetched=fetched, read=[f.path for f in files])
+                snapshot.save(
+                    stored_at,
+                    index,
+                    kept,
+                    self.sources,
+                    stamps,
+                    len(files),
+                    fetched=fetched,
+                    read=[f.path for f in files],
+                )
             except OSError as error:
                 reason = error.strerror or str(error)
-                notes.append(LoadProblem(str(stored_at), f"could not save the on-disk index ({reason}); working from the sources", "warning"))
+                notes.append(
+                    LoadProblem(
+                        str(stored_at),
+                        f"could not save the on-disk index ({reason}); working from the sources",
+                        "warning",
+                    )
+                )
         self.report = LoadReport(index, problems + read_problems + notes, len(files))
         return self.report
 
-    def _from_snapshot(self, index: Index, problems: list[LoadProblem], files: int, progress: Progress | None) -> LoadReport:
+    def _from_snapshot(
+        self, index: Index, problems: list[LoadProblem], files: int, progress: Progress | None
+    ) -> LoadReport:
         if progress is not None:
             progress(files, files, index.n_specs)
         self.report = LoadReport(index, problems, files, from_snapshot=True)
@@ -153,7 +203,9 @@ class IndexService:
         return result
 
 
-def _resolve(sources: list[str], cache_dir: Path | None, download: DownloadProgress | None) -> Resolved:
+def _resolve(
+    sources: list[str], cache_dir: Path | None, download: DownloadProgress | None
+) -> Resolved:
     from cachetui.sources.resolve import resolve  # (urllib and ssl: not for a warm start)
 
     return resolve(sources, cache_dir, download)
@@ -165,12 +217,20 @@ def _checks(resolved: Resolved | None) -> dict:
     if resolved is None:
         return {}
     notes = _fetch_notes(resolved)
-    return {"revalidated": True, "files": [f.path for f in resolved.files], "problems": [p for p in resolved.problems if p not in notes]}
+    return {
+        "revalidated": True,
+        "files": [f.path for f in resolved.files],
+        "problems": [p for p in resolved.problems if p not in notes],
+    }
 
 
 def _fetch_notes(resolved: Resolved | None) -> list[LoadProblem]:
     """What fetching said about this start (e.g. offline: a copy used)."""
-    return [p for p in resolved.problems if p.severity == "warning" and "using the copy" in p.message] if resolved else []
+    return (
+        [p for p in resolved.problems if p.severity == "warning" and "using the copy" in p.message]
+        if resolved
+        else []
+    )
 
 
 def _find_spec_files(index: Index) -> None:

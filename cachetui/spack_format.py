@@ -82,8 +82,12 @@ def compiler_texts(index: Index, row: int) -> list[str]:
     if node is not None:
         found = graph.compilers_of(node)
         if found:
-            return [f"%{','.join(languages)}={name}@{version}" if version else f"%{','.join(languages)}={name}"
-                    for languages, name, version in found]
+            return [
+                f"%{','.join(languages)}={name}@{version}"
+                if version
+                else f"%{','.join(languages)}={name}"
+                for languages, name, version in found
+            ]
     compiler = index.field("compiler", row)
     return [] if compiler == NO_COMPILER else [f"%{compiler}"]
 

@@ -27,7 +27,9 @@ from cachetui.sources.database import BUILD, COMPILER_SOURCES, LINK, RUN
 
 # Nodes whose compiler came from the old `compiler` field or an annotation: written before
 # spec format 5, with no compiler edges.
-_OLD_FORMAT_SOURCES = np.array([source in ("legacy-field", "annotation") for source in COMPILER_SOURCES])
+_OLD_FORMAT_SOURCES = np.array(
+    [source in ("legacy-field", "annotation") for source in COMPILER_SOURCES]
+)
 
 # A level of the `^` walk whose nodes have more than this share of every edge is scanned.
 WIDE_SHARE = 16
@@ -45,16 +47,23 @@ def dependency_rows(index: Index, dependency: Dependency, constraint_rows) -> in
         return mask
     graph = index.graph
     if not dependency.direct and not graph:
-        raise QueryError("dependencies (^) are not in cache.spack.io summaries: load a build cache's index for them",
-                         dependency.start, dependency.end)
+        raise QueryError(
+            "dependencies (^) are not in cache.spack.io summaries: load a build cache's index for them",
+            dependency.start,
+            dependency.end,
+        )
     flags = np.zeros(index.n_specs, dtype=bool)
     with_node = np.zeros(index.n_specs, dtype=bool)
     if graph:
         row_nodes = graph.parts.row_nodes
         with_node = row_nodes >= 0
-        flags[with_node] = _parents_with(index, graph, dependency, constraint_rows)[row_nodes[with_node]]
+        flags[with_node] = _parents_with(index, graph, dependency, constraint_rows)[
+            row_nodes[with_node]
+        ]
     if dependency.direct and not with_node.all():  # summaries: the compiler is all they name
-        compiler = index.row_flags(index.rows_where("compiler", dependency.matches_compiler, ("dependency", dependency)))
+        compiler = index.row_flags(
+            index.rows_where("compiler", dependency.matches_compiler, ("dependency", dependency))
+        )
         flags |= compiler & ~with_node
     mask = index.mask_of_flags(flags)
     if len(cache) >= 64:
@@ -63,7 +72,9 @@ def dependency_rows(index: Index, dependency: Dependency, constraint_rows) -> in
     return mask
 
 
-def _parents_with(index: Index, graph: Graph, dependency: Dependency, constraint_rows) -> np.ndarray:
+def _parents_with(
+    index: Index, graph: Graph, dependency: Dependency, constraint_rows
+) -> np.ndarray:
     """A bool a node: whether that node has `dependency` (as the root of the query)."""
     p = graph.parts
     edge_ok = _edges_to(index, graph, dependency, constraint_rows)
@@ -73,7 +84,9 @@ def _parents_with(index: Index, graph: Graph, dependency: Dependency, constraint
         out[sources[edge_ok]] = True
         old = _OLD_FORMAT_SOURCES[p.compiler_sources]
         if old.any():
-            compiler_ok = np.fromiter(map(dependency.matches_compiler, p.compilers), dtype=bool, count=len(p.compilers))
+            compiler_ok = np.fromiter(
+                map(dependency.matches_compiler, p.compilers), dtype=bool, count=len(p.compilers)
+            )
             out[old] = compiler_ok[p.compiler_codes[old]]
         return out
     link_run = (p.edge_types & (LINK | RUN)) != 0
@@ -91,18 +104,24 @@ def _edges_to(index: Index, graph: Graph, dependency: Dependency, constraint_row
     for nested in dependency.dependencies:  # `^openmpi %gcc`: openmpi's own direct dependency
         child_ok &= _parents_with(index, graph, nested, constraint_rows)
     if dependency.name:
-        names = np.fromiter((_name_matches(dependency.name, n) for n in p.names), dtype=bool, count=len(p.names))
+        names = np.fromiter(
+            (_name_matches(dependency.name, n) for n in p.names), dtype=bool, count=len(p.names)
+        )
         named = names[p.name_codes]
     else:
         named = np.ones(p.n_nodes, dtype=bool)
     edge_ok = (named & child_ok)[p.edge_to]
     if dependency.virtuals:
         wanted = set(dependency.virtuals)
-        provides = np.fromiter((bool(wanted & v) for v in virtual_sets), dtype=bool, count=len(virtual_sets))
+        provides = np.fromiter(
+            (bool(wanted & v) for v in virtual_sets), dtype=bool, count=len(virtual_sets)
+        )
         edge_ok &= provides[p.edge_virtuals]
     if dependency.name and any(dependency.name in v for v in virtual_sets):
         # `%mpi`, `^c`: a virtual; any edge that provides it, whatever the provider is called
-        provides = np.fromiter((dependency.name in v for v in virtual_sets), dtype=bool, count=len(virtual_sets))
+        provides = np.fromiter(
+            (dependency.name in v for v in virtual_sets), dtype=bool, count=len(virtual_sets)
+        )
         edge_ok |= provides[p.edge_virtuals]
     return edge_ok
 
@@ -113,14 +132,20 @@ def _nodes_meeting(index: Index, graph: Graph, node: NodeConstraint, constraint_
     p = graph.parts
     ok = np.ones(p.n_nodes, dtype=bool)
     for versions in node.versions:
-        held = np.fromiter((bool(v) and versions.contains(v) for v in p.versions), dtype=bool, count=len(p.versions))
+        held = np.fromiter(
+            (bool(v) and versions.contains(v) for v in p.versions),
+            dtype=bool,
+            count=len(p.versions),
+        )
         ok &= held[p.version_codes]
     if node.hash_prefixes:
         hashes = np.frombuffer(p.node_hashes, dtype="S32")
         for prefix in node.hash_prefixes:
             ok &= np.char.startswith(hashes, prefix.encode("ascii"))
     if node.variants or node.fields:
-        rows = index.row_flags(constraint_rows(NodeConstraint(variants=node.variants, fields=node.fields)))
+        rows = index.row_flags(
+            constraint_rows(NodeConstraint(variants=node.variants, fields=node.fields))
+        )
         binary = np.zeros(p.n_nodes, dtype=bool)
         found = p.row_nodes >= 0
         binary[p.row_nodes[found & rows]] = True
@@ -164,7 +189,9 @@ def _reaching(graph: Graph, seeds: np.ndarray, edge_mask: np.ndarray) -> np.ndar
             offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
             edges = p.reverse_edges[offsets]
             parents = sources[edges[edge_mask[edges]]]
-        fresh = np.zeros(len(reached), dtype=bool)  # deduplicated by flags: np.unique sorts, 10x the time
+        fresh = np.zeros(
+            len(reached), dtype=bool
+        )  # deduplicated by flags: np.unique sorts, 10x the time
         fresh[parents[~reached[parents]]] = True
         reached |= fresh
         frontier = np.flatnonzero(fresh)

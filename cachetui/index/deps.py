@@ -60,7 +60,9 @@ def reverse_tree(graph: Graph, node: int, most: int = MOST_LINES) -> tuple[list[
     return _walk(node, lambda n: list(graph.dependents(n)), most)
 
 
-def _walk(node: int, children: Callable[[int], list[Dependency]], most: int) -> tuple[list[TreeLine], bool]:
+def _walk(
+    node: int, children: Callable[[int], list[Dependency]], most: int
+) -> tuple[list[TreeLine], bool]:
     """Depth first, each node expanded once (later mentions marked as repeats), with an
     explicit stack (a deep DAG must not recurse); (lines, whether cut at `most`)."""
     lines: list[TreeLine] = []

@@ -45,21 +45,35 @@ class TagDiff:
 
     def to_json(self) -> dict:
         """The `diff --json` shape (a public contract)."""
-        return {"old": self.old.label, "new": self.new.label,
-                "packages": {name: {"added": d.added, "removed": d.removed, "rebuilt": [list(pair) for pair in d.rebuilt]}
-                             for name, d in self.packages.items()}}
+        return {
+            "old": self.old.label,
+            "new": self.new.label,
+            "packages": {
+                name: {
+                    "added": d.added,
+                    "removed": d.removed,
+                    "rebuilt": [list(pair) for pair in d.rebuilt],
+                }
+                for name, d in self.packages.items()
+            },
+        }
 
     def summary(self) -> str:
         """`4 packages changed; 2 specs added, 2 removed, 2 rebuilt`, for people."""
         added, removed, rebuilt = self.totals()
         packages = len(self.packages)
-        return (f"{packages:,} package{'s' if packages != 1 else ''} changed; {added:,} spec{'s' if added != 1 else ''} added, "
-                f"{removed:,} removed, {rebuilt:,} rebuilt")
+        return (
+            f"{packages:,} package{'s' if packages != 1 else ''} changed; {added:,} spec{'s' if added != 1 else ''} added, "
+            f"{removed:,} removed, {rebuilt:,} rebuilt"
+        )
 
     def totals(self) -> tuple[int, int, int]:
         """(added, removed, rebuilt) over every package."""
-        return (sum(len(d.added) for d in self.packages.values()), sum(len(d.removed) for d in self.packages.values()),
-                sum(len(d.rebuilt) for d in self.packages.values()))
+        return (
+            sum(len(d.added) for d in self.packages.values()),
+            sum(len(d.removed) for d in self.packages.values()),
+            sum(len(d.rebuilt) for d in self.packages.values()),
+        )
 
 
 def _builds(index: Index, rows: list[int]) -> dict[str, dict[tuple, dict[str, tuple]]]:
@@ -67,7 +81,9 @@ def _builds(index: Index, rows: list[int]) -> dict[str, dict[tuple, dict[str, tu
     out: dict = defaultdict(lambda: defaultdict(dict))
     field_of = index.field
     for row in rows:
-        build = tuple(field_of(column, row) for column in ("version", "compiler", "platform", "os", "target"))
+        build = tuple(
+            field_of(column, row) for column in ("version", "compiler", "platform", "os", "target")
+        )
         out[index.package_name(row)][build][index.hashes[row]] = index.variants(row)
     return out
 
@@ -109,4 +125,3 @@ def _pairs(gone: dict[str, tuple], came: dict[str, tuple]) -> list[tuple[str, st
     paired_old = {old for old, _ in pairs}
     pairs += zip((h for h in sorted(gone) if h not in paired_old), free_new)
     return pairs
-

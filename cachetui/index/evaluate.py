@@ -27,21 +27,28 @@ def evaluate(index: Index, flt: Filter, exact: bool = False) -> Result:
         ranked = index.package_ranker.rank(query.name_text) if query.name_text.strip() else None
         patterns = [g.lower() for g in query.globs if g.strip("*")]  # a bare * is any package
     if patterns:
-        globbed = [p for p, name in enumerate(index.packages_lower) if all(fnmatchcase(name, g) for g in patterns)]
+        globbed = [
+            p
+            for p, name in enumerate(index.packages_lower)
+            if all(fnmatchcase(name, g) for g in patterns)
+        ]
         if ranked is None:
             ranked = globbed
         else:
             keep = set(globbed)
             ranked = [p for p in ranked if p in keep]
     query_mask = index.all_rows if ranked is None else index.rows_mask(ranked)
-    ranked_array = None if ranked is None else np.asarray(ranked, dtype=np.int64)  # converted once, used per facet
+    ranked_array = (
+        None if ranked is None else np.asarray(ranked, dtype=np.int64)
+    )  # converted once, used per facet
     constrained = constraint_mask(index, query)  # None: whole packages stay whole
     if constrained is not None:
         query_mask &= constrained
 
     selected = flt.selected
     facet_masks = {
-        facet: reduce(lambda acc, v: acc | _bits(index, facet, v), values, 0) for facet, values in selected.items()
+        facet: reduce(lambda acc, v: acc | _bits(index, facet, v), values, 0)
+        for facet, values in selected.items()
     }
     combined = reduce(lambda acc, m: acc & m, facet_masks.values(), query_mask)
 
@@ -81,7 +88,11 @@ def _exactly_named(index: Index, words: tuple[str, ...]) -> list[int] | None:
     if not words:
         return None
     wanted = [w.lower() for w in words]
-    return [p for p, name in enumerate(index.packages_lower) if any(fnmatchcase(name, w) if "*" in w else name == w for w in wanted)]
+    return [
+        p
+        for p, name in enumerate(index.packages_lower)
+        if any(fnmatchcase(name, w) if "*" in w else name == w for w in wanted)
+    ]
 
 
 def _bits(index: Index, facet: str, value: str) -> int:

@@ -19,8 +19,14 @@ class Filter:
     selections: tuple[tuple[str, frozenset[str]], ...] = ()
 
     @classmethod
-    def of(cls, query: str = "", selections: Mapping[str, set[str] | frozenset[str]] | None = None) -> Filter:
-        pairs = tuple(sorted((facet, frozenset(values)) for facet, values in (selections or {}).items() if values))
+    def of(
+        cls, query: str = "", selections: Mapping[str, set[str] | frozenset[str]] | None = None
+    ) -> Filter:
+        pairs = tuple(
+            sorted(
+                (facet, frozenset(values)) for facet, values in (selections or {}).items() if values
+            )
+        )
         return cls(query, pairs)
 
     @property

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cachetui.sources.database import NODE_KINDS, deptype_names, BUILD, LINK, RUN
 from cachetui.model import LANGUAGES
+from cachetui.sources.database import BUILD, LINK, NODE_KINDS, RUN, deptype_names
 from cachetui.sources.nodes import NodeColumns, merge
 
 
@@ -36,8 +36,12 @@ class GraphParts:
     edge_virtuals: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     virtual_sets: list[list[str]] = field(default_factory=list)
     reverse_starts: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
-    reverse_edges: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # edge ids, by target
-    row_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # index row -> node, -1: none
+    reverse_edges: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, np.int32)
+    )  # edge ids, by target
+    row_nodes: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, np.int32)
+    )  # index row -> node, -1: none
 
     @property
     def n_nodes(self) -> int:
@@ -115,11 +119,21 @@ class Graph:
         p = self.parts
         start, end = int(starts[node]), int(starts[node + 1])
         found: dict[int, int] = {}
-        for target, bits in zip(p.edge_to[edges[start:end]].tolist(), languages[start:end].tolist()):
+        for target, bits in zip(
+            p.edge_to[edges[start:end]].tolist(), languages[start:end].tolist()
+        ):
             found[target] = found.get(target, 0) | bits
-        ordered = sorted(found.items(), key=lambda item: (item[1] & -item[1], item[0]))  # by first language
-        return [(tuple(l for at, l in enumerate(LANGUAGES) if bits >> at & 1), self.name(target), self.version(target))
-                for target, bits in ordered]
+        ordered = sorted(
+            found.items(), key=lambda item: (item[1] & -item[1], item[0])
+        )  # by first language
+        return [
+            (
+                tuple(l for at, l in enumerate(LANGUAGES) if bits >> at & 1),
+                self.name(target),
+                self.version(target),
+            )
+            for target, bits in ordered
+        ]
 
     def _language_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The edges that provide a language, where each node's begin among them (CSR, as the
@@ -129,10 +143,16 @@ class Graph:
         cached = getattr(self, "_languages", None)
         if cached is None:
             p = self.parts
-            set_bits = np.array([sum(1 << at for at, l in enumerate(LANGUAGES) if l in vs) for vs in p.virtual_sets] or [0], dtype=np.uint8)
+            set_bits = np.array(
+                [sum(1 << at for at, l in enumerate(LANGUAGES) if l in vs) for vs in p.virtual_sets]
+                or [0],
+                dtype=np.uint8,
+            )
             bits = set_bits[p.edge_virtuals] if len(p.edge_virtuals) else np.zeros(0, np.uint8)
             edges = np.flatnonzero(bits)
-            starts = np.searchsorted(self.edge_sources()[edges], np.arange(p.n_nodes + 1, dtype=np.int32))
+            starts = np.searchsorted(
+                self.edge_sources()[edges], np.arange(p.n_nodes + 1, dtype=np.int32)
+            )
             cached = self._languages = (edges, starts, bits[edges])
         return cached
 
@@ -149,8 +169,13 @@ class Graph:
         edges = p.reverse_edges[int(p.reverse_starts[node]) : int(p.reverse_starts[node + 1])]
         nodes = self.edge_sources()[edges]
         if len(nodes) > 1:
-            order = np.lexsort((np.frombuffer(p.node_hashes, dtype="S32")[nodes], self._version_rank()[p.version_codes[nodes]],
-                                self._name_rank()[p.name_codes[nodes]]))
+            order = np.lexsort(
+                (
+                    np.frombuffer(p.node_hashes, dtype="S32")[nodes],
+                    self._version_rank()[p.version_codes[nodes]],
+                    self._name_rank()[p.name_codes[nodes]],
+                )
+            )
             nodes, edges = nodes[order], edges[order]
         return DependencyView(self, nodes, edges)
 
@@ -175,8 +200,15 @@ class Graph:
         virtual_sets = [tuple(v) for v in p.virtual_sets]
         return [
             Dependency(n, names[name], versions[version], h.decode("ascii"), t, virtual_sets[v], k)
-            for n, name, version, h, t, v, k in zip(nodes.tolist(), p.name_codes[nodes].tolist(), p.version_codes[nodes].tolist(), hashes,
-                                                     p.edge_types[edges].tolist(), p.edge_virtuals[edges].tolist(), p.kinds[nodes].tolist())
+            for n, name, version, h, t, v, k in zip(
+                nodes.tolist(),
+                p.name_codes[nodes].tolist(),
+                p.version_codes[nodes].tolist(),
+                hashes,
+                p.edge_types[edges].tolist(),
+                p.edge_virtuals[edges].tolist(),
+                p.kinds[nodes].tolist(),
+            )
         ]
 
     def edge_sources(self) -> np.ndarray:
@@ -184,7 +216,9 @@ class Graph:
         sources = getattr(self, "_sources", None)
         if sources is None:
             p = self.parts
-            sources = self._sources = np.repeat(np.arange(p.n_nodes, dtype=np.int32), np.diff(p.edge_starts))
+            sources = self._sources = np.repeat(
+                np.arange(p.n_nodes, dtype=np.int32), np.diff(p.edge_starts)
+            )
         return sources
 
 
@@ -230,23 +264,45 @@ def build_graph(files: Iterable[NodeColumns], row_hashes: bytes | memoryview) ->
     types = np.frombuffer(merged.edge_types, dtype=np.uint8)
     virtuals = np.frombuffer(merged.edge_virtuals, dtype=np.int32)
     order = np.argsort(sources, kind="stable")  # edges grouped by node, in file order
-    sources, targets, types, virtuals = sources[order], targets[order], types[order], virtuals[order]
+    sources, targets, types, virtuals = (
+        sources[order],
+        targets[order],
+        types[order],
+        virtuals[order],
+    )
     starts = np.concatenate(([0], np.cumsum(np.bincount(sources, minlength=n)))).astype(np.int64)
     reverse = np.argsort(targets, kind="stable").astype(np.int32)
-    reverse_starts = np.concatenate(([0], np.cumsum(np.bincount(targets, minlength=n)))).astype(np.int64)
+    reverse_starts = np.concatenate(([0], np.cumsum(np.bincount(targets, minlength=n)))).astype(
+        np.int64
+    )
     return GraphParts(
-        node_hashes=merged.hashes, names=list(merged.tables["name"]), versions=list(merged.tables["version"]),
-        compilers=list(merged.tables["compiler"]), name_codes=_int32(merged.codes["name"]),
-        version_codes=_int32(merged.codes["version"]), compiler_codes=_int32(merged.codes["compiler"]),
-        kinds=np.frombuffer(merged.kinds, dtype=np.uint8).copy(), compiler_sources=np.frombuffer(merged.compiler_sources, dtype=np.uint8).copy(),
-        external_paths=dict(merged.external_paths), edge_starts=starts, edge_to=targets.astype(np.int32), edge_types=types,
-        edge_virtuals=virtuals, virtual_sets=[list(v) for v in merged.virtual_sets], reverse_starts=reverse_starts,
-        reverse_edges=reverse, row_nodes=_nodes_of(merged.hashes, row_hashes),
+        node_hashes=merged.hashes,
+        names=list(merged.tables["name"]),
+        versions=list(merged.tables["version"]),
+        compilers=list(merged.tables["compiler"]),
+        name_codes=_int32(merged.codes["name"]),
+        version_codes=_int32(merged.codes["version"]),
+        compiler_codes=_int32(merged.codes["compiler"]),
+        kinds=np.frombuffer(merged.kinds, dtype=np.uint8).copy(),
+        compiler_sources=np.frombuffer(merged.compiler_sources, dtype=np.uint8).copy(),
+        external_paths=dict(merged.external_paths),
+        edge_starts=starts,
+        edge_to=targets.astype(np.int32),
+        edge_types=types,
+        edge_virtuals=virtuals,
+        virtual_sets=[list(v) for v in merged.virtual_sets],
+        reverse_starts=reverse_starts,
+        reverse_edges=reverse,
+        row_nodes=_nodes_of(merged.hashes, row_hashes),
     )
 
 
 def _int32(codes) -> np.ndarray:
-    return np.frombuffer(codes, dtype=np.int32).copy() if not isinstance(codes, np.ndarray) else codes.astype(np.int32)
+    return (
+        np.frombuffer(codes, dtype=np.int32).copy()
+        if not isinstance(codes, np.ndarray)
+        else codes.astype(np.int32)
+    )
 
 
 def _nodes_of(node_hashes: bytes, row_hashes: bytes | memoryview) -> np.ndarray:
@@ -268,7 +324,9 @@ def _nodes_of(node_hashes: bytes, row_hashes: bytes | memoryview) -> np.ndarray:
     exact = found & (nodes[candidate] == wanted)
     out[exact] = candidate[exact]
     # A row whose key is shared by several nodes, and not the first of them: look on.
-    for row in np.flatnonzero(found & ~exact & (sorted_keys[np.minimum(at, len(order) - 1)] == row_keys)).tolist():
+    for row in np.flatnonzero(
+        found & ~exact & (sorted_keys[np.minimum(at, len(order) - 1)] == row_keys)
+    ).tolist():
         position = int(at[row])
         while position < len(order) and sorted_keys[position] == row_keys[row]:
             if nodes[order[position]] == wanted[row]:
@@ -276,5 +334,3 @@ def _nodes_of(node_hashes: bytes, row_hashes: bytes | memoryview) -> np.ndarray:
                 break
             position += 1
     return out
-
-

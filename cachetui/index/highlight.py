@@ -74,7 +74,10 @@ class Highlight:
             if len(lower) != len(name):  # `İ` lowers to two characters: spans would land one off
                 spans = ()
             else:
-                spans = _merge(self._word_spans(lower) + [span for glob in self._globs for span in _glob_spans(glob, lower)])
+                spans = _merge(
+                    self._word_spans(lower)
+                    + [span for glob in self._globs for span in _glob_spans(glob, lower)]
+                )
             self._names[name] = spans
         return spans
 
@@ -89,7 +92,12 @@ class Highlight:
             return []
         from rapidfuzz.distance import Indel  # the fuzzy tier scores by Indel: show what it kept
 
-        return [(block.dest_start, block.dest_end) for block in Indel.opcodes(query, name) if block.tag == "equal"]
+        return [
+            (block.dest_start, block.dest_end)
+            for block in Indel.opcodes(query, name)
+            if block.tag == "equal"
+        ]
+
 
 NO_HIGHLIGHT = Highlight()
 
@@ -110,7 +118,12 @@ def _glob_spans(glob: str, name: str) -> list[Span]:
     linear, where a regex of `.*` can backtrack exponentially on `a*a*a*...`."""
     runs = glob.split("*")
     first, last = runs[0], runs[-1]
-    if len(runs) == 1 or not name.startswith(first) or not name.endswith(last) or len(first) + len(last) > len(name):
+    if (
+        len(runs) == 1
+        or not name.startswith(first)
+        or not name.endswith(last)
+        or len(first) + len(last) > len(name)
+    ):
         return []
     spans = [(0, len(first))] if first else []
     at, end = len(first), len(name) - len(last)

@@ -12,14 +12,16 @@ import numpy as np
 
 from cachetui.index.dependency_match import dependency_rows
 from cachetui.index.query import NodeConstraint, Query, Variant, variant_values
-from cachetui.index.targets import target_satisfies
 from cachetui.index.store import Index
+from cachetui.index.targets import target_satisfies
 
 # Each index's distinct variant tokens parsed once (name, values): a variant in a query is
 # tested against each token (a few thousand), never against each variant set (tens of
 # thousands at 1M, each of dozens of tokens: the first variant token of a session took
 # 0.7 s that way).
-_TOKENS: WeakKeyDictionary[Index, tuple[np.ndarray, list[frozenset[str]], dict[str, int]]] = WeakKeyDictionary()
+_TOKENS: WeakKeyDictionary[Index, tuple[np.ndarray, list[frozenset[str]], dict[str, int]]] = (
+    WeakKeyDictionary()
+)
 
 
 def constraint_mask(index: Index, query: Query) -> int | None:
@@ -42,9 +44,13 @@ def node_mask(index: Index, node: NodeConstraint) -> int:
         mask &= index.rows_with_codes("variantset", _variantsets_matching(index, variant), variant)
     for column, value in node.fields:
         if column == "stack":
-            mask &= index.rows_where("stackset", lambda stacks, v=value: v in stacks, ("stack", value))
+            mask &= index.rows_where(
+                "stackset", lambda stacks, v=value: v in stacks, ("stack", value)
+            )
         elif column == "target":
-            mask &= index.rows_where(column, lambda target, v=value: target_satisfies(target, v), (column, value))
+            mask &= index.rows_where(
+                column, lambda target, v=value: target_satisfies(target, v), (column, value)
+            )
         else:
             mask &= index.rows_where(column, value.__eq__, (column, value))
     for prefix in node.hash_prefixes:
@@ -68,6 +74,9 @@ def _variantsets_matching(index: Index, variant: Variant) -> np.ndarray:
     if code is None:
         return np.zeros(len(index.parts.variantsets), dtype=bool)
     name_matches = name_codes == code
-    value_matches = np.fromiter((bool(hit) and variant.held_by(values) for hit, values in zip(name_matches.tolist(), held)),
-                                dtype=bool, count=len(held))
+    value_matches = np.fromiter(
+        (bool(hit) and variant.held_by(values) for hit, values in zip(name_matches.tolist(), held)),
+        dtype=bool,
+        count=len(held),
+    )
     return index.variantsets_where(name_matches, value_matches)

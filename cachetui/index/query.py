@@ -98,8 +98,15 @@ def _version_range(item: str, start: int) -> VersionRange:
         for part, at in ((low, start), (high, start + len(low) + 1)):
             if part and not _VERSION.fullmatch(part):
                 raise QueryError(f"{part} is not a version", at, at + len(part))
-        if low and high and version_key(low) > version_key(high) and _parts(low)[: len(_parts(high))] != _parts(high):
-            raise QueryError(f"the range {item} is empty: {low} comes after {high}", start, start + len(item))
+        if (
+            low
+            and high
+            and version_key(low) > version_key(high)
+            and _parts(low)[: len(_parts(high))] != _parts(high)
+        ):
+            raise QueryError(
+                f"the range {item} is empty: {low} comes after {high}", start, start + len(item)
+            )
         return VersionRange(low or None, high or None)
     if not _VERSION.fullmatch(item):
         raise QueryError(f"{item} is not a version", start, start + len(item))
@@ -173,7 +180,9 @@ class Dependency:
     dependencies: tuple[Dependency, ...] = ()  # `^openmpi %gcc`: openmpi's direct dependencies
     start: int = field(default=0, compare=False)  # where it is in the typed text
     end: int = field(default=0, compare=False)
-    bound: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # its tokens after the name
+    bound: tuple[tuple[int, int], ...] = field(
+        default=(), compare=False
+    )  # its tokens after the name
 
     @property
     def versions(self) -> VersionList | None:
@@ -192,8 +201,13 @@ class Dependency:
 
 
 # Spack 1.x reads an old compiler name as the package that provides it now.
-LEGACY_COMPILER_NAMES = {"clang": "llvm", "oneapi": "intel-oneapi-compilers", "rocmcc": "llvm-amdgpu",
-                         "intel": "intel-oneapi-compilers-classic", "arm": "acfl"}
+LEGACY_COMPILER_NAMES = {
+    "clang": "llvm",
+    "oneapi": "intel-oneapi-compilers",
+    "rocmcc": "llvm-amdgpu",
+    "intel": "intel-oneapi-compilers-classic",
+    "arm": "acfl",
+}
 
 
 @dataclass(frozen=True)
@@ -232,7 +246,9 @@ class Query:
 
     @property
     def has_constraints(self) -> bool:
-        return bool(self.versions or self.dependencies or self.variants or self.fields or self.hash_prefixes)
+        return bool(
+            self.versions or self.dependencies or self.variants or self.fields or self.hash_prefixes
+        )
 
     def spack_0x_reading(self) -> str | None:
         """The query as Spack 0.x read it: every token bound to a `%` dependency moved before
@@ -261,8 +277,15 @@ def _walk(dependencies: tuple[Dependency, ...]):
         yield from _walk(dependency.dependencies)
 
 
-FIELD_KEYS = {"platform": "platform", "os": "os", "operating_system": "os", "target": "target", "stack": "stack", "tag": "tag",
-              "kind": "kind"}
+FIELD_KEYS = {
+    "platform": "platform",
+    "os": "os",
+    "operating_system": "os",
+    "target": "target",
+    "stack": "stack",
+    "tag": "tag",
+    "kind": "kind",
+}
 # Properties of a binary's listing, not of a node: they bind to the root wherever they stand.
 _LISTING_FIELDS = frozenset({"stack", "tag", "kind"})
 _ARCH_KEYS = ("arch", "architecture")
@@ -276,7 +299,9 @@ _TOKEN = re.compile(
   | (?P<on>\+\+?[A-Za-z0-9_][A-Za-z0-9_\-.]*)
   | (?P<off>(?:~~?|--?)[A-Za-z0-9_][A-Za-z0-9_\-.]*)
   | (?P<keyvalue>[A-Za-z0-9_][A-Za-z0-9_\-]*(?:==|:=|=)(?:"[^"]*"|'[^']*'|[^\s%^@]*))
-  | (?P<name>""" + _NAME + r""")
+  | (?P<name>"""
+    + _NAME
+    + r""")
     """,
     re.VERBOSE,
 )
@@ -285,7 +310,9 @@ _TOKEN = re.compile(
 class _Node:
     """A node being parsed: the root, or a dependency and where its tokens are."""
 
-    def __init__(self, direct: bool = False, virtuals: tuple[str, ...] = (), start: int = 0) -> None:
+    def __init__(
+        self, direct: bool = False, virtuals: tuple[str, ...] = (), start: int = 0
+    ) -> None:
         self.direct, self.virtuals, self.start, self.end = direct, virtuals, start, start
         self.name: str | None = None
         self.versions: list[VersionList] = []
@@ -296,12 +323,22 @@ class _Node:
         self.bound: list[tuple[int, int]] = []
 
     def dependency(self) -> Dependency:
-        node = NodeConstraint(tuple(self.versions), tuple(self.variants), tuple(self.fields), tuple(self.hashes))
+        node = NodeConstraint(
+            tuple(self.versions), tuple(self.variants), tuple(self.fields), tuple(self.hashes)
+        )
         name = (self.name or "").lower()
         if self.direct:  # Spack 1.x reads `%clang` as the llvm package
             name = LEGACY_COMPILER_NAMES.get(name, name)
-        return Dependency(self.direct, name, self.virtuals, node,
-                          tuple(child.dependency() for child in self.children), self.start, self.end, tuple(self.bound))
+        return Dependency(
+            self.direct,
+            name,
+            self.virtuals,
+            node,
+            tuple(child.dependency() for child in self.children),
+            self.start,
+            self.end,
+            tuple(self.bound),
+        )
 
 
 def parse_query(text: str) -> Query:
@@ -331,7 +368,9 @@ def parse_query(text: str) -> Query:
             direct = token[0] == "%"
             node = _Node(direct, _virtuals(token), start)
             if direct:
-                (last_transitive.children if last_transitive is not None else dependencies).append(node)
+                (last_transitive.children if last_transitive is not None else dependencies).append(
+                    node
+                )
             else:
                 dependencies.append(node)
                 last_transitive = node
@@ -362,17 +401,31 @@ def parse_query(text: str) -> Query:
         if kind != "space":
             awaiting_name = False
             if current is not root:
-                naming = kind == "name" or (kind == "version" and not current.bound and start == current.end)
-                if not naming and current.name is not None:  # `gcc@9` names it; `+shared` after it binds to it
+                naming = kind == "name" or (
+                    kind == "version" and not current.bound and start == current.end
+                )
+                if (
+                    not naming and current.name is not None
+                ):  # `gcc@9` names it; `+shared` after it binds to it
                     current.bound.append((start, end))
                 current.end = end
         after_space = kind == "space"
         position = end
     for node in dependencies + [child for node in dependencies for child in node.children]:
         if node.name is None and not (node.versions or node.variants or node.fields or node.hashes):
-            raise QueryError(f"a dependency is missing after {text[node.start]}", node.start, node.end)
-    return Query(text, tuple(words), tuple(root.versions), tuple(node.dependency() for node in dependencies),
-                 tuple(root.variants), tuple(root.fields), tuple(root.hashes), tuple(tokens))
+            raise QueryError(
+                f"a dependency is missing after {text[node.start]}", node.start, node.end
+            )
+    return Query(
+        text,
+        tuple(words),
+        tuple(root.versions),
+        tuple(node.dependency() for node in dependencies),
+        tuple(root.variants),
+        tuple(root.fields),
+        tuple(root.hashes),
+        tuple(tokens),
+    )
 
 
 def _virtuals(sigil: str) -> tuple[str, ...]:
@@ -402,7 +455,9 @@ def _field(name: str, value: str, at: int, fields: list[tuple[str, str]]) -> Non
     fields.append((name, value))
 
 
-def _key_value(token: str, start: int, variants: list[Variant], fields: list[tuple[str, str]]) -> str:
+def _key_value(
+    token: str, start: int, variants: list[Variant], fields: list[tuple[str, str]]
+) -> str:
     """Adds the token's constraint; says which kind it was ("arch", "field", "listing" for
     stack= and tag=, "variant")."""
     key, operator, value = re.split(r"(==|:=|=)", token, maxsplit=1)
@@ -417,7 +472,9 @@ def _key_value(token: str, start: int, variants: list[Variant], fields: list[tup
         if len(parts) == 1:  # as Spack reads it: arch=x86_64_v3 names a target
             parts = ["", "", value]
         if len(parts) != 3:
-            raise QueryError("arch is platform-os-target (parts may be empty) or a target", at, at + len(value))
+            raise QueryError(
+                "arch is platform-os-target (parts may be empty) or a target", at, at + len(value)
+            )
         offset = at
         for name, part in zip(("platform", "os", "target"), parts):
             if part:

@@ -46,8 +46,20 @@ MAGIC = b"CACHETUI-INDEX\n"
 FORMAT = 7
 _DIGEST = 4  # CRC-32 of the rest: catches damage and truncation (tampering is caught by validation)
 _ALIGN = 64
-_GRAPH_ARRAYS = ("name_codes", "version_codes", "compiler_codes", "kinds", "compiler_sources", "edge_starts", "edge_to",
-                 "edge_types", "edge_virtuals", "reverse_starts", "reverse_edges", "row_nodes")
+_GRAPH_ARRAYS = (
+    "name_codes",
+    "version_codes",
+    "compiler_codes",
+    "kinds",
+    "compiler_sources",
+    "edge_starts",
+    "edge_to",
+    "edge_types",
+    "edge_virtuals",
+    "reverse_starts",
+    "reverse_edges",
+    "row_nodes",
+)
 
 
 class SnapshotError(Exception):
@@ -63,31 +75,54 @@ class NeedsRevalidation(SnapshotError):
 
 
 def snapshot_path(cache_dir: Path, sources: list[str]) -> Path:
-    key = hashlib.blake2b("\0".join(os.path.abspath(s) for s in sources).encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+    key = hashlib.blake2b(
+        "\0".join(os.path.abspath(s) for s in sources).encode("utf-8", "surrogateescape"),
+        digest_size=12,
+    ).hexdigest()
     return cache_dir / f"index-{key}.cachetui"
 
 
-def save(path: Path, index: Index, problems: list[LoadProblem], sources: list[str], stamps: list[Stamp], files: int,
-         fetched: bool = False, read: list[str] | None = None) -> None:
+def save(
+    path: Path,
+    index: Index,
+    problems: list[LoadProblem],
+    sources: list[str],
+    stamps: list[Stamp],
+    files: int,
+    fetched: bool = False,
+    read: list[str] | None = None,
+) -> None:
     """Write atomically (temp file, then rename). Raises OSError when the disk says no.
 
     The dependency graph goes in a file of its own beside it, read only when something
     asks for dependencies: `stats`, `search` and `lookup` never pay for it."""
     parts = index.parts
-    sections: list[tuple[str, Any]] = [("starts", parts.starts), ("hash_order", parts.hash_order), ("hashes", parts.hash_blob)]
+    sections: list[tuple[str, Any]] = [
+        ("starts", parts.starts),
+        ("hash_order", parts.hash_order),
+        ("hashes", parts.hash_blob),
+    ]
     sections += [(f"codes.{c}", a) for c, a in parts.codes.items()]
     sections += [(f"histogram.{f}", parts.facet_histograms[f]) for f in FACETS]
     sections += [(f"bits.{f}.{i}", b) for f in FACETS for i, b in enumerate(parts.facet_bits[f])]
-    sections += _table("packages", StringTable.of(parts.packages)) + _table("variant_tokens", parts.variant_tokens)
-    sections += [(name, table) for c in TEXT_COLUMNS for name, table in _table(f"table.{c}", parts.values[c])]
+    sections += _table("packages", StringTable.of(parts.packages)) + _table(
+        "variant_tokens", parts.variant_tokens
+    )
+    sections += [
+        (name, table) for c in TEXT_COLUMNS for name, table in _table(f"table.{c}", parts.values[c])
+    ]
     sections += _ragged("stacksets", parts.stacksets) + _ragged("variantsets", parts.variantsets)
     if parts.sizes is not None:
         sections.append(("sizes", parts.sizes))
     graph = index.graph.parts
     token = os.urandom(8).hex() if graph.n_nodes else None  # pairs this file with its graph file
     if token is not None:
-        _write(_graph_path(path), {"format": FORMAT, "token": token, "rows": index.n_specs, **_graph_header(graph)},
-               [(f"graph.{name}", getattr(graph, name)) for name in _GRAPH_ARRAYS] + [("graph.node_hashes", graph.node_hashes)])
+        _write(
+            _graph_path(path),
+            {"format": FORMAT, "token": token, "rows": index.n_specs, **_graph_header(graph)},
+            [(f"graph.{name}", getattr(graph, name)) for name in _GRAPH_ARRAYS]
+            + [("graph.node_hashes", graph.node_hashes)],
+        )
     header = {
         "format": FORMAT,
         "cachetui": __version__,
@@ -115,8 +150,13 @@ def _ragged(name: str, lists: Ragged) -> list[tuple[str, Any]]:
 
 
 def _graph_header(graph: GraphParts) -> dict[str, Any]:
-    return {"names": graph.names, "versions": graph.versions, "compilers": graph.compilers, "virtual_sets": graph.virtual_sets,
-            "external_paths": [[n, p] for n, p in graph.external_paths.items()]}
+    return {
+        "names": graph.names,
+        "versions": graph.versions,
+        "compilers": graph.compilers,
+        "virtual_sets": graph.virtual_sets,
+        "external_paths": [[n, p] for n, p in graph.external_paths.items()],
+    }
 
 
 def _graph_path(path: Path) -> Path:
@@ -129,7 +169,10 @@ def _write(path: Path, header: dict[str, Any], sections: list[tuple[str, Any]]) 
     layout, payload = [], []
     for name, data in sections:
         if isinstance(data, np.ndarray):
-            dtype, raw = data.dtype.str, memoryview(np.ascontiguousarray(data).reshape(-1).view(np.uint8))
+            dtype, raw = (
+                data.dtype.str,
+                memoryview(np.ascontiguousarray(data).reshape(-1).view(np.uint8)),
+            )
         else:
             dtype, raw = "bytes", memoryview(data).cast("B")
         layout.append({"name": name, "dtype": dtype, "length": len(raw)})
@@ -143,7 +186,9 @@ def _write(path: Path, header: dict[str, Any], sections: list[tuple[str, Any]]) 
         for entry in layout:
             entry["offset"] = offset
             offset = _aligned(offset + entry["length"])
-        head = json.dumps({**header, "layout": layout}, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        head = json.dumps({**header, "layout": layout}, ensure_ascii=False).encode(
+            "utf-8", "surrogatepass"
+        )
     head += b" " * (room - len(MAGIC) - 8 - len(head))
     crc = 0
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -221,7 +266,11 @@ class _Mapped:
         pieces: dict[str, Any] = {}
         try:
             for entry in self.header["layout"]:
-                name, offset, length = str(entry["name"]), int(entry["offset"]), int(entry["length"])
+                name, offset, length = (
+                    str(entry["name"]),
+                    int(entry["offset"]),
+                    int(entry["length"]),
+                )
                 if offset < 0 or length < 0 or offset + length > end:
                     raise ValueError(f"{name} lies outside the file")
                 if (entry["dtype"] == "bytes") != _is_blob(name):
@@ -232,18 +281,29 @@ class _Mapped:
                     dtype = np.dtype(entry["dtype"])
                     if dtype.kind not in "iub" or length % dtype.itemsize:
                         raise ValueError(f"{name} is not an array of integers")
-                    pieces[name] = np.frombuffer(self.data, dtype=dtype, count=length // dtype.itemsize, offset=offset)
+                    pieces[name] = np.frombuffer(
+                        self.data, dtype=dtype, count=length // dtype.itemsize, offset=offset
+                    )
         except (KeyError, TypeError, ValueError) as error:
             raise SnapshotError(f"inconsistent contents ({error})") from None
         return pieces
 
 
 def _is_blob(name: str) -> bool:
-    return name in ("hashes", "graph.node_hashes") or name.startswith("bits.") or name.endswith(".blob")
+    return (
+        name in ("hashes", "graph.node_hashes")
+        or name.startswith("bits.")
+        or name.endswith(".blob")
+    )
 
 
-def load(path: Path, sources: list[str], revalidated: bool = False, files: list[str] | None = None,
-         problems: list[LoadProblem] | None = None) -> tuple[Index, list[LoadProblem], int]:
+def load(
+    path: Path,
+    sources: list[str],
+    revalidated: bool = False,
+    files: list[str] | None = None,
+    problems: list[LoadProblem] | None = None,
+) -> tuple[Index, list[LoadProblem], int]:
     """The Index saved at `path` for exactly these sources, unchanged since (every file and
     directory stamp still the same), or SnapshotError saying why not. Once the sources were
     resolved (URLs fetched), also the same `files`, and every resolve problem among the
@@ -254,7 +314,9 @@ def load(path: Path, sources: list[str], revalidated: bool = False, files: list[
         raise SnapshotError("written by another version of cachetui")
     if header.get("fetched") and not revalidated:
         raise NeedsRevalidation("built from fetched files")
-    if header.get("sources") != [os.path.abspath(s) for s in sources] or not _unchanged(header.get("stamps")):
+    if header.get("sources") != [os.path.abspath(s) for s in sources] or not _unchanged(
+        header.get("stamps")
+    ):
         raise SnapshotError("the sources changed since it was written")
     if files is not None and header.get("read") != files:
         raise SnapshotError("the sources changed since it was written")
@@ -296,30 +358,48 @@ def _load_graph(path: Path, token: str, rows: int) -> GraphParts:
             path.unlink()
         except OSError:
             pass
-        raise GraphError(f"dependency data in the on-disk index not readable ({why}); it is rebuilt at the next start") from None
+        raise GraphError(
+            f"dependency data in the on-disk index not readable ({why}); it is rebuilt at the next start"
+        ) from None
 
 
 def _graph(header: dict[str, Any], pieces: dict[str, Any], rows: int) -> GraphParts:
     """The dependency graph, every id and code checked to be in range."""
     graph = GraphParts(
-        node_hashes=bytes(pieces["graph.node_hashes"]), names=list(map(str, header["names"])), versions=list(map(str, header["versions"])),
-        compilers=list(map(str, header["compilers"])), virtual_sets=[list(map(str, v)) for v in header["virtual_sets"]],
+        node_hashes=bytes(pieces["graph.node_hashes"]),
+        names=list(map(str, header["names"])),
+        versions=list(map(str, header["versions"])),
+        compilers=list(map(str, header["compilers"])),
+        virtual_sets=[list(map(str, v)) for v in header["virtual_sets"]],
         external_paths={int(n): str(p) for n, p in header["external_paths"]},
         **{name: pieces[f"graph.{name}"] for name in _GRAPH_ARRAYS},
     )
     n, edges = graph.n_nodes, len(graph.edge_to)
     if len(graph.node_hashes) != 32 * n or len(graph.row_nodes) != rows:
         raise ValueError("graph nodes")
-    limits = {"name_codes": (n, len(graph.names)), "version_codes": (n, len(graph.versions)), "compiler_codes": (n, len(graph.compilers)),
-              "kinds": (n, 256), "compiler_sources": (n, 256), "edge_to": (edges, n), "edge_types": (edges, 256),
-              "edge_virtuals": (edges, len(graph.virtual_sets)), "reverse_edges": (edges, edges)}
+    limits = {
+        "name_codes": (n, len(graph.names)),
+        "version_codes": (n, len(graph.versions)),
+        "compiler_codes": (n, len(graph.compilers)),
+        "kinds": (n, 256),
+        "compiler_sources": (n, 256),
+        "edge_to": (edges, n),
+        "edge_types": (edges, 256),
+        "edge_virtuals": (edges, len(graph.virtual_sets)),
+        "reverse_edges": (edges, edges),
+    }
     for name, (length, limit) in limits.items():
         array = getattr(graph, name)
         if len(array) != length or (length and (int(array.min()) < 0 or int(array.max()) >= limit)):
             raise ValueError(f"graph {name} out of range")
     for name in ("edge_starts", "reverse_starts"):
         starts = getattr(graph, name)
-        if len(starts) != n + 1 or starts[0] != 0 or starts[-1] != edges or (np.diff(starts) < 0).any():
+        if (
+            len(starts) != n + 1
+            or starts[0] != 0
+            or starts[-1] != edges
+            or (np.diff(starts) < 0).any()
+        ):
             raise ValueError(f"graph {name}")
     if rows and (int(graph.row_nodes.min()) < -1 or int(graph.row_nodes.max()) >= n):
         raise ValueError("graph row_nodes")
@@ -330,7 +410,9 @@ def _unchanged(stamps: Any) -> bool:
     if not isinstance(stamps, list):
         return False
     try:
-        return all(stamp_of(path) == (path, size, mtime, ctime) for path, size, mtime, ctime in stamps)
+        return all(
+            stamp_of(path) == (path, size, mtime, ctime) for path, size, mtime, ctime in stamps
+        )
     except (TypeError, ValueError):
         return False
 
@@ -347,17 +429,31 @@ def _parts(header: dict[str, Any], pieces: dict[str, Any]) -> IndexParts:
     stacksets.check(len(stack_names))
     variantsets = Ragged(pieces["variantsets.offsets"], pieces["variantsets.values"])
     variantsets.check(len(variant_tokens))
-    codes = {name.split(".", 1)[1]: array for name, array in pieces.items() if name.startswith("codes.")}
+    codes = {
+        name.split(".", 1)[1]: array for name, array in pieces.items() if name.startswith("codes.")
+    }
     starts, order = pieces["starts"], pieces["hash_order"]
-    bounds = {**{c: len(values[c]) for c in TEXT_COLUMNS}, "package": len(packages), "stackset": len(stacksets),
-              "variantset": len(variantsets)}
+    bounds = {
+        **{c: len(values[c]) for c in TEXT_COLUMNS},
+        "package": len(packages),
+        "stackset": len(stacksets),
+        "variantset": len(variantsets),
+    }
     for column, limit in bounds.items():
         array = codes[column]
         if len(array) != rows or (rows and (int(array.min()) < 0 or int(array.max()) >= limit)):
             raise ValueError(f"column {column} out of range")
-    if len(starts) != len(packages) + 1 or starts[0] != 0 or starts[-1] != rows or (np.diff(starts) < 0).any():
+    if (
+        len(starts) != len(packages) + 1
+        or starts[0] != 0
+        or starts[-1] != rows
+        or (np.diff(starts) < 0).any()
+    ):
         raise ValueError("package ranges")
-    if len(order) != rows or (rows and not np.array_equal(np.bincount(order, minlength=rows), np.ones(rows, dtype=np.int64))):
+    if len(order) != rows or (
+        rows
+        and not np.array_equal(np.bincount(order, minlength=rows), np.ones(rows, dtype=np.int64))
+    ):
         raise ValueError("hash order")
     if len(pieces["hashes"]) != 32 * rows:
         raise ValueError("hashes")
@@ -368,15 +464,36 @@ def _parts(header: dict[str, Any], pieces: dict[str, Any]) -> IndexParts:
     facet_bits = {f: [pieces[f"bits.{f}.{i}"] for i in range(len(facet_values[f]))] for f in FACETS}
     if any(len(b) != (rows + 7) // 8 for bits in facet_bits.values() for b in bits):
         raise ValueError("facet bitsets")
-    histograms = {f: pieces[f"histogram.{f}"].astype(np.int32, copy=False).reshape(len(packages), len(facet_values[f])) for f in FACETS}
+    histograms = {
+        f: pieces[f"histogram.{f}"]
+        .astype(np.int32, copy=False)
+        .reshape(len(packages), len(facet_values[f]))
+        for f in FACETS
+    }
     if any(h.size and int(h.min()) < 0 for h in histograms.values()):
         raise ValueError("facet histograms")
     return IndexParts(
-        origins={str(k): [None if v[0] is None else str(v[0]), v[1] if v[1] in (2, 3) else None,
-                          v[2] if len(v) > 2 and v[2] in SPEC_FILE_SUFFIXES else None] for k, v in header["origins"].items()},
-        packages=packages, starts=starts.astype(np.int64, copy=False), values=values, codes=codes, stack_names=stack_names,
-        stacksets=stacksets, variant_tokens=variant_tokens, variantsets=variantsets, hash_blob=pieces["hashes"],
-        hash_order=order.astype(np.int32, copy=False), sizes=sizes, facet_values=facet_values, facet_bits=facet_bits,
+        origins={
+            str(k): [
+                None if v[0] is None else str(v[0]),
+                v[1] if v[1] in (2, 3) else None,
+                v[2] if len(v) > 2 and v[2] in SPEC_FILE_SUFFIXES else None,
+            ]
+            for k, v in header["origins"].items()
+        },
+        packages=packages,
+        starts=starts.astype(np.int64, copy=False),
+        values=values,
+        codes=codes,
+        stack_names=stack_names,
+        stacksets=stacksets,
+        variant_tokens=variant_tokens,
+        variantsets=variantsets,
+        hash_blob=pieces["hashes"],
+        hash_order=order.astype(np.int32, copy=False),
+        sizes=sizes,
+        facet_values=facet_values,
+        facet_bits=facet_bits,
         facet_histograms=histograms,
     )
 

@@ -30,7 +30,9 @@ class Summary:
     matrix_stacks: list[str] = field(default_factory=list)  # matrix rows: stacks, most specs first
     matrix_targets: list[str] = field(default_factory=list)  # matrix columns: targets, likewise
     matrix: list[list[int]] = field(default_factory=list)  # [i][j]: specs with stack i and target j
-    top_packages: list[tuple[str, int]] = field(default_factory=list)  # most specs first, ties by name
+    top_packages: list[tuple[str, int]] = field(
+        default_factory=list
+    )  # most specs first, ties by name
 
     @property
     def matrix_max(self) -> int:
@@ -40,7 +42,10 @@ class Summary:
 
 def facet_counts(index: Index, facet: str, mask: int) -> list[tuple[str, int]]:
     """(value, rows in `mask` with it) for each value of `facet` in `mask`: most first, ties by value."""
-    counts = [(value, (bits & mask).bit_count()) for value, bits in zip(index.facet_values.get(facet, ()), index.facet_bits.get(facet, ()))]
+    counts = [
+        (value, (bits & mask).bit_count())
+        for value, bits in zip(index.facet_values.get(facet, ()), index.facet_bits.get(facet, ()))
+    ]
     counts = [(value, n) for value, n in counts if n > 0]
     counts.sort(key=lambda item: (-item[1], item[0]))
     return counts
@@ -61,7 +66,10 @@ def top_packages(index: Index, mask: int, top: int) -> tuple[int, list[tuple[str
     else:
         candidates = np.flatnonzero(counts)
     names = index.packages
-    chosen = sorted(((names[p], int(counts[p])) for p in candidates.tolist()), key=lambda item: (-item[1], item[0]))
+    chosen = sorted(
+        ((names[p], int(counts[p])) for p in candidates.tolist()),
+        key=lambda item: (-item[1], item[0]),
+    )
     return present, chosen[:top]
 
 
@@ -74,7 +82,9 @@ def summarize(index: Index, mask: int, top: int = 10, matrix_limit: int = 60) ->
     stacks = [value for value, _ in facets["stack"][: max(matrix_limit, 0)]]
     targets = [value for value, _ in facets["target"][: max(matrix_limit, 0)]]
     stack_bits = dict(zip(index.facet_values.get("stack", ()), index.facet_bits.get("stack", ())))
-    target_bits = dict(zip(index.facet_values.get("target", ()), index.facet_bits.get("target", ())))
+    target_bits = dict(
+        zip(index.facet_values.get("target", ()), index.facet_bits.get("target", ()))
+    )
     chosen_targets = [target_bits[t] for t in targets]
     matrix = []
     for stack in stacks:

@@ -11,32 +11,45 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from cachetui.sources.columns import COLUMNS, ColumnChunk
-from cachetui.sources.nodes import NodeColumns
-from cachetui.sources.mirror import BinaryFiles, Origin, binary_files
-from cachetui.sources.summary import BUILD_COLUMNS
-from cachetui.index.graph import Graph, GraphParts, build_graph
 from cachetui.index.fuzzy import NameRanker
+from cachetui.index.graph import Graph, GraphParts, build_graph
 from cachetui.index.hashes import normalise_hash_prefix
 from cachetui.index.strings import Ragged, StringTable
 from cachetui.index.versions import version_key
 from cachetui.model import FACETS, LoadProblem, Spec
+from cachetui.sources.columns import COLUMNS, ColumnChunk
+from cachetui.sources.mirror import BinaryFiles, Origin, binary_files
+from cachetui.sources.nodes import NodeColumns
+from cachetui.sources.summary import BUILD_COLUMNS
 
 # Interned columns: a code a row, into a table of distinct values. The tarball columns hold
 # a summary's `tarball` URL: the mirror root Spack's v2 rule rebuilds it from (one or two a
 # tag), else the URL itself where the rule does not give it back; None where none is known.
-TEXT_COLUMNS = ("version", "compiler", "platform", "os", "target", "tag", "source", "tarball_root", "tarball_text", "kind")
+TEXT_COLUMNS = (
+    "version",
+    "compiler",
+    "platform",
+    "os",
+    "target",
+    "tag",
+    "source",
+    "tarball_root",
+    "tarball_text",
+    "kind",
+)
 
 
 # Base32 characters in text order ('2'-'7' sort before 'a'-'z') -> 5-bit values.
 _BASE32_BITS = np.zeros(256, dtype=np.uint64)
-_BASE32_BITS[np.frombuffer(b"234567abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)] = np.arange(32, dtype=np.uint64)
+_BASE32_BITS[np.frombuffer(b"234567abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)] = np.arange(
+    32, dtype=np.uint64
+)
 
 
 def hash_bits(blob: bytes | memoryview) -> np.ndarray:
@@ -75,7 +88,9 @@ class HashColumn(Sequence[str]):
         return str(self.blob[row * 32 : row * 32 + 32], "ascii", "replace")
 
     def __iter__(self) -> Iterator[str]:
-        return (str(self.blob[i : i + 32], "ascii", "replace") for i in range(0, len(self.blob), 32))
+        return (
+            str(self.blob[i : i + 32], "ascii", "replace") for i in range(0, len(self.blob), 32)
+        )
 
 
 @dataclass
@@ -88,7 +103,9 @@ class IndexParts:
     packages: list[str]
     starts: np.ndarray  # int64, len(packages) + 1
     values: dict[str, StringTable]  # column -> code -> text, for TEXT_COLUMNS
-    codes: dict[str, np.ndarray]  # column -> code per row, for TEXT_COLUMNS + package, stackset, variantset
+    codes: dict[
+        str, np.ndarray
+    ]  # column -> code per row, for TEXT_COLUMNS + package, stackset, variantset
     stack_names: list[str]
     stacksets: Ragged  # stackset code -> its stacks (codes into stack_names)
     variant_tokens: StringTable  # every distinct variant string
@@ -101,14 +118,18 @@ class IndexParts:
     # facet -> int32 [package, value]: how many rows of each package carry each value.
     facet_histograms: dict[str, np.ndarray] = field(default_factory=dict)
     # source -> [mirror root, layout]: where a database's binaries' files are.
-    origins: dict[str, list] = field(default_factory=dict)  # source -> [mirror root, layout, v2 spec-file ending or None]
+    origins: dict[str, list] = field(
+        default_factory=dict
+    )  # source -> [mirror root, layout, v2 spec-file ending or None]
     graph: GraphParts = field(default_factory=GraphParts)
 
 
 class Index:
     """Immutable, columnar. Rows are ints; ask the index for anything about a row."""
 
-    def __init__(self, parts: IndexParts, graph_loader: Callable[[], GraphParts] | None = None) -> None:
+    def __init__(
+        self, parts: IndexParts, graph_loader: Callable[[], GraphParts] | None = None
+    ) -> None:
         self.parts = parts
         # The dependency graph: built with the index, or read from the snapshot's graph file
         # when first asked for (`stats` and `search` never ask).
@@ -133,8 +154,12 @@ class Index:
         self._hash_order = parts.hash_order
         self._hash_keys = hash_keys(parts.hash_blob)[parts.hash_order]
         self.facet_values: dict[str, list[str]] = parts.facet_values
-        self.facet_bits: dict[str, list[int]] = {f: [int.from_bytes(b, "little") for b in bits] for f, bits in parts.facet_bits.items()}
-        self._facet_totals = {f: h.sum(axis=0, dtype=np.int64).tolist() for f, h in parts.facet_histograms.items()}
+        self.facet_bits: dict[str, list[int]] = {
+            f: [int.from_bytes(b, "little") for b in bits] for f, bits in parts.facet_bits.items()
+        }
+        self._facet_totals = {
+            f: h.sum(axis=0, dtype=np.int64).tolist() for f, h in parts.facet_histograms.items()
+        }
         self.all_rows: int = (1 << self.n_specs) - 1
         self._where: dict[tuple[str, Hashable], int] = {}  # rows_where's answers, by test
 
@@ -151,6 +176,7 @@ class Index:
                     self.parts.graph = parts
                     self._graph = Graph(parts)
         return self._graph
+
     # -- sizes --------------------------------------------------------------------------
 
     @property
@@ -202,7 +228,9 @@ class Index:
         if found is None:
             if len(self._variantsets_decoded) >= 65536:
                 self._variantsets_decoded.clear()
-            found = self._variantsets_decoded[code] = tuple(self.parts.variant_tokens.take(self.parts.variantsets[code].tolist()))  # type: ignore[arg-type]
+            found = self._variantsets_decoded[code] = tuple(
+                self.parts.variant_tokens.take(self.parts.variantsets[code].tolist())
+            )  # type: ignore[arg-type]
         return found
 
     def size(self, row: int) -> int | None:
@@ -219,8 +247,17 @@ class Index:
         root = self.field("tarball_root", row)
         if root is not None:  # a summary's URL, by the rule it was written with
             f = self.field
-            return binary_files(root, 2, self.package_name(row), f("version", row), self.hashes[row],
-                                f("platform", row), f("os", row), f("target", row), f("compiler", row)).tarball
+            return binary_files(
+                root,
+                2,
+                self.package_name(row),
+                f("version", row),
+                self.hashes[row],
+                f("platform", row),
+                f("os", row),
+                f("target", row),
+                f("compiler", row),
+            ).tarball
         return self.binary_files(row).tarball
 
     def binary_files(self, row: int, spec_suffix: str | None = None) -> BinaryFiles:
@@ -230,9 +267,18 @@ class Index:
         if origin is None:
             return BinaryFiles()
         f = self.field
-        return binary_files(origin[0], origin[1], self.package_name(row), f("version", row), self.hashes[row],
-                            f("platform", row), f("os", row), f("target", row), f("compiler", row),
-                            spec_suffix or (origin[2] if len(origin) > 2 else None))
+        return binary_files(
+            origin[0],
+            origin[1],
+            self.package_name(row),
+            f("version", row),
+            self.hashes[row],
+            f("platform", row),
+            f("os", row),
+            f("target", row),
+            f("compiler", row),
+            spec_suffix or (origin[2] if len(origin) > 2 else None),
+        )
 
     def row_from(self, source: str) -> int | None:
         """A row read from `source` (the first), or None."""
@@ -247,10 +293,20 @@ class Index:
     def spec(self, row: int) -> Spec:
         f = self.field
         return Spec(
-            package=self.package_name(row), version=f("version", row), compiler=f("compiler", row),
-            platform=f("platform", row), os=f("os", row), target=f("target", row), hash=self.hashes[row],
-            variants=self.variants(row), stacks=self.stacks(row), tag=f("tag", row), size=self.size(row),
-            tarball=self.tarball(row), source=f("source", row), kind=f("kind", row),
+            package=self.package_name(row),
+            version=f("version", row),
+            compiler=f("compiler", row),
+            platform=f("platform", row),
+            os=f("os", row),
+            target=f("target", row),
+            hash=self.hashes[row],
+            variants=self.variants(row),
+            stacks=self.stacks(row),
+            tag=f("tag", row),
+            size=self.size(row),
+            tarball=self.tarball(row),
+            source=f("source", row),
+            kind=f("kind", row),
         )
 
     # -- hashes -------------------------------------------------------------------------
@@ -269,7 +325,9 @@ class Index:
         if len(prefix) > 8:  # a handful of rows at most
             return self.rows_of(self.lookup_hash(prefix))
         flags = np.zeros(self.n_specs, dtype=bool)
-        flags[self._hash_order[self._hash_range(prefix)]] = True  # a 1-character prefix is 1/32 of all rows
+        flags[self._hash_order[self._hash_range(prefix)]] = (
+            True  # a 1-character prefix is 1/32 of all rows
+        )
         return _pack(flags)
 
     def _hash_range(self, prefix: str) -> slice:
@@ -295,7 +353,11 @@ class Index:
 
     def _bits_of(self, mask: int) -> np.ndarray:
         n = self.n_specs
-        return np.unpackbits(np.frombuffer(mask.to_bytes((n + 7) // 8, "little"), dtype=np.uint8), count=n, bitorder="little")
+        return np.unpackbits(
+            np.frombuffer(mask.to_bytes((n + 7) // 8, "little"), dtype=np.uint8),
+            count=n,
+            bitorder="little",
+        )
 
     def facet_counts_in(self, facet: str, packages: np.ndarray | None) -> list[int]:
         """Rows carrying each value of `facet` (facet_values order) among `packages` (None: all).
@@ -313,7 +375,13 @@ class Index:
         chosen[packages] = True
         return _pack(np.repeat(chosen, self.sizes_array))
 
-    def rows_where(self, column: str, keep: Callable[[Any], bool], key: Hashable, values: Sequence[Any] | None = None) -> int:
+    def rows_where(
+        self,
+        column: str,
+        keep: Callable[[Any], bool],
+        key: Hashable,
+        values: Sequence[Any] | None = None,
+    ) -> int:
         """The bitset of rows whose `column` value passes `keep`, tested once per distinct
         value (`values`, when given, stand for them, in code order). `key` names the test:
         a query retyped keystroke by keystroke asks again."""
@@ -321,7 +389,9 @@ class Index:
         if cached is not None:
             return cached
         values = self.distinct_values(column) if values is None else values
-        return self.rows_with_codes(column, np.fromiter(map(keep, values), dtype=bool, count=len(values)), key)
+        return self.rows_with_codes(
+            column, np.fromiter(map(keep, values), dtype=bool, count=len(values)), key
+        )
 
     def rows_with_codes(self, column: str, passed: np.ndarray, key: Hashable) -> int:
         """The bitset of rows whose `column` code c has passed[c] (kept under `key`, as rows_where)."""
@@ -345,11 +415,15 @@ class Index:
         about variant tokens, see variantsets_where)."""
         if column == "stackset":
             names = self._stack_names
-            return [tuple(names[s] for s in stackset) for stackset in self.parts.stacksets.tolists()]
+            return [
+                tuple(names[s] for s in stackset) for stackset in self.parts.stacksets.tolists()
+            ]
         if column == "variantset":
             if self._variantset_values is None:
                 tokens = self.parts.variant_tokens.take(range(len(self.parts.variant_tokens)))
-                self._variantset_values = [tuple(tokens[t] for t in ids) for ids in self.parts.variantsets.tolists()]  # type: ignore[misc]
+                self._variantset_values = [
+                    tuple(tokens[t] for t in ids) for ids in self.parts.variantsets.tolists()
+                ]  # type: ignore[misc]
             return self._variantset_values
         return self._values[column]
 
@@ -365,7 +439,9 @@ class Index:
         a spec's variants are. Array work over the sets' tokens: no set is decoded."""
         sets = self.parts.variantsets
         if self._token_sets is None:  # which set each token occurrence belongs to
-            self._token_sets = np.repeat(np.arange(len(sets), dtype=np.int32), np.diff(sets.offsets))
+            self._token_sets = np.repeat(
+                np.arange(len(sets), dtype=np.int32), np.diff(sets.offsets)
+            )
         named = np.flatnonzero(name_matches[sets.values])
         owners = self._token_sets[named]
         last = np.ones(len(named), dtype=bool)
@@ -452,7 +528,9 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     # codes, and the sizes (bytes, -1 where unknown) under "size", if any is known.
     rows = {c: _concatenated(parts.pop(c)) for c in merged}
     if any(isinstance(part, np.ndarray) for part in sizes):
-        rows["size"] = np.concatenate([p if isinstance(p, np.ndarray) else np.full(p, -1, np.int64) for p in sizes])
+        rows["size"] = np.concatenate(
+            [p if isinstance(p, np.ndarray) else np.full(p, -1, np.int64) for p in sizes]
+        )
     values = {c: list(tables[c]) for c in merged}
     blob = np.frombuffer(b"".join(blobs), dtype="S32")
     del blobs
@@ -466,7 +544,16 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     # One sort by (hash, tag) finds the duplicates and is the hash order the index keeps.
     # Not stable (a third of the time): rows whose hashes share their first 8 characters are
     # put back in file order where it matters, among duplicates.
-    by_hash = _sort_rows(_packed([(bits, 1 << 40), (rows["tag"], len(values["tag"])), (rows["kind"], len(values["kind"]))]), stable=False)
+    by_hash = _sort_rows(
+        _packed(
+            [
+                (bits, 1 << 40),
+                (rows["tag"], len(values["tag"])),
+                (rows["kind"], len(values["kind"])),
+            ]
+        ),
+        stable=False,
+    )
     keep, problems = _first_of_duplicates(by_hash, bits[by_hash], rows, values, blob)
     del bits
     if keep is not None:
@@ -479,8 +566,16 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
     # Display order: package name; then tag, newest version, os, target, compiler; then the
     # hash's first 8 characters (a stable sort of rows already in that order), then file
     # order. The six ranks pack into one 64-bit key.
-    rank = {c: _ranks(values[c], _sort_key(c)) for c in ("package", "tag", "version", "os", "target", "compiler")}
-    display = _packed([(rank[c][rows[c]], len(values[c])) for c in ("package", "tag", "version", "os", "target", "compiler")])
+    rank = {
+        c: _ranks(values[c], _sort_key(c))
+        for c in ("package", "tag", "version", "os", "target", "compiler")
+    }
+    display = _packed(
+        [
+            (rank[c][rows[c]], len(values[c]))
+            for c in ("package", "tag", "version", "os", "target", "compiler")
+        ]
+    )
     order = by_hash[_sort_rows([key[by_hash] for key in display])].astype(np.int32)
     del display
     for column in list(rows):  # one column at a time: the old one goes as the new one comes
@@ -493,7 +588,9 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
 
     # Package ids become positions in the sorted name list.
     package_ids = rank["package"][rows.pop("package")].astype(np.int32)
-    packages = sorted(values["package"], key=_sort_key("package"))  # the order rank["package"] gave the ids
+    packages = sorted(
+        values["package"], key=_sort_key("package")
+    )  # the order rank["package"] gave the ids
     present = np.bincount(package_ids, minlength=len(packages))
     starts = np.concatenate(([0], np.cumsum(present))).astype(np.int64)
     if (present == 0).any():  # a package all of whose rows were duplicates elsewhere
@@ -526,10 +623,14 @@ def build_index(chunks: Iterable[ColumnChunk]) -> tuple[Index, list[LoadProblem]
         hash_blob=hash_blob,
         hash_order=hash_order,
         sizes=row_sizes,
-        origins={source: [o.root, o.layout, None] for source, o in origins.items() if o.root is not None},
+        origins={
+            source: [o.root, o.layout, None] for source, o in origins.items() if o.root is not None
+        },
         graph=build_graph(graphs, hash_blob),
     )
-    built.facet_values, built.facet_bits, built.facet_histograms = _facets(built, {f: values[f] for f in FACETS if f != "stack"}, stacksets)
+    built.facet_values, built.facet_bits, built.facet_histograms = _facets(
+        built, {f: values[f] for f in FACETS if f != "stack"}, stacksets
+    )
     return Index(built), problems
 
 
@@ -559,7 +660,9 @@ def _unclaimed(claimed: set[str], rows: dict[str, np.ndarray], values) -> np.nda
     """The rows not read from a spec file that an older page claims (None: all of them)."""
     import os
 
-    dropped = np.array([os.path.abspath(source) in claimed for source in values["source"]], dtype=bool)
+    dropped = np.array(
+        [os.path.abspath(source) in claimed for source in values["source"]], dtype=bool
+    )
     if not dropped.any():
         return None
     return ~dropped[rows["source"]]
@@ -598,7 +701,9 @@ def _compiler_order(value: str):
 def _ranks(values: list[str], key) -> np.ndarray:
     """rank[code] = position of values[code] in sorted order."""
     ranks = np.empty(len(values), dtype=np.int32)
-    ranks[sorted(range(len(values)), key=lambda c: key(values[c]))] = np.arange(len(values), dtype=np.int32)
+    ranks[sorted(range(len(values)), key=lambda c: key(values[c]))] = np.arange(
+        len(values), dtype=np.int32
+    )
     return ranks
 
 
@@ -613,7 +718,11 @@ def _first_of_duplicates(by_hash, keys, rows, values, blob):
         return None, []
     tags, kinds = rows["tag"], rows["kind"]
     # (A spec both installed here and a binary in a cache is listed as each.)
-    same = (keys[1:] == keys[:-1]) & (tags[by_hash][1:] == tags[by_hash][:-1]) & (kinds[by_hash][1:] == kinds[by_hash][:-1])
+    same = (
+        (keys[1:] == keys[:-1])
+        & (tags[by_hash][1:] == tags[by_hash][:-1])
+        & (kinds[by_hash][1:] == kinds[by_hash][:-1])
+    )
     if not same.any():
         return None, []
     keep = np.ones(len(by_hash), dtype=bool)
@@ -633,16 +742,25 @@ def _first_of_duplicates(by_hash, keys, rows, values, blob):
             keep[row] = False
             differ = [c for c in content if rows[c][row] != rows[c][first]]
             if differ == ["stacks"]:  # one binary in several stacks' indexes: in all of them
-                merged = tuple(sorted(set(values["stacks"][rows["stacks"][first]]) | set(values["stacks"][rows["stacks"][row]])))
+                merged = tuple(
+                    sorted(
+                        set(values["stacks"][rows["stacks"][first]])
+                        | set(values["stacks"][rows["stacks"][row]])
+                    )
+                )
                 rows["stacks"][first] = stack_code.setdefault(merged, len(values["stacks"]))
                 if rows["stacks"][first] == len(values["stacks"]):
                     values["stacks"].append(merged)
                 continue
             if differ:
-                problems.append(LoadProblem(
-                    values["source"][rows["source"][row]],
-                    f"hash {digest.decode()} is already in tag {values['tag'][tags[row]]!r} with different content "
-                    f"(first seen in {values['source'][rows['source'][first]]}); kept the first", "warning"))
+                problems.append(
+                    LoadProblem(
+                        values["source"][rows["source"][row]],
+                        f"hash {digest.decode()} is already in tag {values['tag'][tags[row]]!r} with different content "
+                        f"(first seen in {values['source'][rows['source'][first]]}); kept the first",
+                        "warning",
+                    )
+                )
     return (None if keep.all() else keep), problems
 
 
@@ -671,8 +789,9 @@ def _sort_rows(keys: list[np.ndarray], stable: bool = True) -> np.ndarray:
     return np.lexsort(keys[::-1])  # stable; its last key is the primary one
 
 
-def _facets(parts: IndexParts, names_of: dict[str, list[str]], stacksets: list[list[int]]
-            ) -> tuple[dict[str, list[str]], dict[str, list[bytes]], dict[str, np.ndarray]]:
+def _facets(
+    parts: IndexParts, names_of: dict[str, list[str]], stacksets: list[list[int]]
+) -> tuple[dict[str, list[str]], dict[str, list[bytes]], dict[str, np.ndarray]]:
     """Each facet's values (sorted), the bitset of the rows holding each, and per package how
     many of its rows hold each; from the builder's tables (`names_of`: facet -> code -> text).
     Counts come from one bincount a facet (of package and code together), not a pass a value."""
@@ -688,19 +807,26 @@ def _facets(parts: IndexParts, names_of: dict[str, list[str]], stacksets: list[l
             for code, stackset in enumerate(stacksets):
                 member[stackset, code] = 1
             column = parts.codes["stackset"].astype(np.int64)
-            per_set = np.bincount(package_of_row * len(stacksets) + column, minlength=n_packages * len(stacksets))
+            per_set = np.bincount(
+                package_of_row * len(stacksets) + column, minlength=n_packages * len(stacksets)
+            )
             histogram = per_set.reshape(n_packages, len(stacksets)) @ member.T  # (package, stack)
         else:
             names = names_of[facet]
             column = parts.codes[facet].astype(np.int64)
-            histogram = np.bincount(package_of_row * len(names) + column, minlength=n_packages * len(names)).reshape(n_packages, len(names))
+            histogram = np.bincount(
+                package_of_row * len(names) + column, minlength=n_packages * len(names)
+            ).reshape(n_packages, len(names))
         totals = histogram.sum(axis=0)
         present = [c for c in range(len(names)) if totals[c]]  # not only in dropped duplicates
         order = _sort_key(facet)
         present.sort(key=lambda c: order(names[c]))
         values[facet] = [names[c] for c in present]
         if facet == "stack":
-            bits[facet] = [np.packbits(member[c].astype(bool)[column], bitorder="little").tobytes() for c in present]
+            bits[facet] = [
+                np.packbits(member[c].astype(bool)[column], bitorder="little").tobytes()
+                for c in present
+            ]
         else:
             bits[facet] = [np.packbits(column == c, bitorder="little").tobytes() for c in present]
         histograms[facet] = np.ascontiguousarray(histogram[:, present], dtype=np.int32)

@@ -40,7 +40,9 @@ class StringTable(Sequence["str | None"]):
         encoded = [_NONE if v is None else v.encode("utf-8", "surrogatepass") for v in values]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         if encoded:
-            np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+            np.cumsum(
+                np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:]
+            )
         return cls(offsets, b"".join(encoded))
 
     def __len__(self) -> int:
@@ -79,7 +81,12 @@ class StringTable(Sequence["str | None"]):
     def check(self) -> None:
         """ValueError unless the offsets lie in order inside the blob (a file read from disk)."""
         offsets = self.offsets
-        if offsets.ndim != 1 or len(offsets) < 1 or int(offsets[0]) != 0 or int(offsets[-1]) != len(self.blob):
+        if (
+            offsets.ndim != 1
+            or len(offsets) < 1
+            or int(offsets[0]) != 0
+            or int(offsets[-1]) != len(self.blob)
+        ):
             raise ValueError("string table bounds")
         if len(offsets) > 1 and (np.diff(offsets) < 0).any():
             raise ValueError("string table order")
@@ -98,8 +105,12 @@ class Ragged(Sequence[np.ndarray]):
     def of(cls, lists: Sequence[Sequence[int]], dtype: Any = np.int32) -> Ragged:
         offsets = np.zeros(len(lists) + 1, dtype=np.int64)
         if lists:
-            np.cumsum(np.fromiter(map(len, lists), dtype=np.int64, count=len(lists)), out=offsets[1:])
-        values = np.fromiter((v for items in lists for v in items), dtype=dtype, count=int(offsets[-1]))
+            np.cumsum(
+                np.fromiter(map(len, lists), dtype=np.int64, count=len(lists)), out=offsets[1:]
+            )
+        values = np.fromiter(
+            (v for items in lists for v in items), dtype=dtype, count=int(offsets[-1])
+        )
         return cls(offsets, values)
 
     def __len__(self) -> int:
@@ -120,7 +131,12 @@ class Ragged(Sequence[np.ndarray]):
     def check(self, limit: int) -> None:
         """ValueError unless the offsets lie in order and every value is in range(limit)."""
         offsets, values = self.offsets, self.values
-        if offsets.ndim != 1 or len(offsets) < 1 or int(offsets[0]) != 0 or int(offsets[-1]) != len(values):
+        if (
+            offsets.ndim != 1
+            or len(offsets) < 1
+            or int(offsets[0]) != 0
+            or int(offsets[-1]) != len(values)
+        ):
             raise ValueError("list bounds")
         if len(offsets) > 1 and (np.diff(offsets) < 0).any():
             raise ValueError("list order")

@@ -29,7 +29,9 @@ def check_target_range(text: str) -> None:
     for item in text.split(","):
         low, colon, high = item.partition(":")
         if not item or ":" in high:
-            raise TargetRangeError(f"{item or 'nothing'} is not a target or a range of targets (low:high)")
+            raise TargetRangeError(
+                f"{item or 'nothing'} is not a target or a range of targets (low:high)"
+            )
         if colon and low and high:
             lo, hi = _microarchitecture(low), _microarchitecture(high)
             if lo.family != hi.family or not lo <= hi:
@@ -48,6 +50,8 @@ def target_satisfies(target: str, wanted: str) -> bool:
             if target == low:
                 return True
             continue
-        if (not low or concrete >= _microarchitecture(low)) and (not high or concrete <= _microarchitecture(high)):
+        if (not low or concrete >= _microarchitecture(low)) and (
+            not high or concrete <= _microarchitecture(high)
+        ):
             return True
     return False

@@ -10,7 +10,9 @@ _PART = re.compile(r"([0-9]+|[a-zA-Z]+)")
 _INFINITY = {"develop": 4, "main": 3, "master": 2, "head": 1, "trunk": 1}
 
 
-@lru_cache(maxsize=1 << 16)  # a query compares each distinct version with its bounds, keystroke after keystroke
+@lru_cache(
+    maxsize=1 << 16
+)  # a query compares each distinct version with its bounds, keystroke after keystroke
 def version_key(version: str) -> tuple:
     """A sort key that orders `1.10` after `1.9` and `develop` after every number."""
     infinity = _INFINITY.get(version.lower(), 0)

@@ -13,15 +13,19 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from cachetui.screens.once import DismissOnce
 from cachetui.spack_format import short_spec
 from cachetui.textsafe import visible
 from cachetui.widgets.line_list import LineList, Piece, fit
-from cachetui.screens.once import DismissOnce
 
 if TYPE_CHECKING:
     from cachetui.index.diff import TagDiff
 
-MARKS = {"added": ("+", "line-list--match"), "removed": ("-", "line-list--accent"), "rebuilt": ("~", "line-list--header")}
+MARKS = {
+    "added": ("+", "line-list--match"),
+    "removed": ("-", "line-list--accent"),
+    "rebuilt": ("~", "line-list--header"),
+}
 
 
 class DiffPackageList(LineList):
@@ -38,8 +42,16 @@ class DiffPackageList(LineList):
     def row_pieces(self, index: int, width: int) -> list[Piece]:
         change = self._changes.packages[self.names[index]]
         counts = f" +{len(change.added)} -{len(change.removed)} ~{len(change.rebuilt)}"
-        return [(" " + fit(self.names[index], max(1, width - len(counts) - 1)).ljust(max(1, width - len(counts) - 1)), None),
-                (counts, "line-list--dim")]
+        return [
+            (
+                " "
+                + fit(self.names[index], max(1, width - len(counts) - 1)).ljust(
+                    max(1, width - len(counts) - 1)
+                ),
+                None,
+            ),
+            (counts, "line-list--dim"),
+        ]
 
 
 class ChangeList(LineList):
@@ -58,13 +70,19 @@ class ChangeList(LineList):
         return [row for _, row, _ in self._lines]
 
     def show(self, name: str | None) -> None:
-        old_rows, new_rows = self._changes.old_rows, self._changes.new_rows  # (a dict: fast at any size)
+        old_rows, new_rows = (
+            self._changes.old_rows,
+            self._changes.new_rows,
+        )  # (a dict: fast at any size)
         lines: list[tuple[str, int, str]] = []
         if name is not None:
             change = self._changes.packages[name]
             lines += [("added", new_rows[digest], "") for digest in change.added]
             lines += [("removed", old_rows[digest], "") for digest in change.removed]
-            lines += [("rebuilt", new_rows[new_hash], f"(was /{old_hash[:7]}) ") for old_hash, new_hash in change.rebuilt]
+            lines += [
+                ("rebuilt", new_rows[new_hash], f"(was /{old_hash[:7]}) ")
+                for old_hash, new_hash in change.rebuilt
+            ]
         self._lines = lines
         self.set_count(len(lines))
 
@@ -74,7 +92,11 @@ class ChangeList(LineList):
         side = self._changes.old if kind == "removed" else self._changes.new
         digest = side.index.hashes[row]
         spec = short_spec(side.index, row)  # the hash leads: it is what changed
-        return [(f" {mark} ", style), (f"/{digest[:7]} ", "line-list--accent"), (fit(suffix + spec, max(1, width - 12)), None)]
+        return [
+            (f" {mark} ", style),
+            (f"/{digest[:7]} ", "line-list--accent"),
+            (fit(suffix + spec, max(1, width - 12)), None),
+        ]
 
 
 class DiffScreen(DismissOnce, Screen["int | None"]):
@@ -83,8 +105,22 @@ class DiffScreen(DismissOnce, Screen["int | None"]):
     HELP_GROUP = "tag diff"
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="close-diff", tooltip="Back to the main screen"),
-        Binding("tab", "app.focus_next", "Next pane", show=False, id="diff-focus-next", tooltip="Move between the packages and their changes"),
-        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False, id="diff-focus-previous", tooltip="Move between the packages and their changes"),
+        Binding(
+            "tab",
+            "app.focus_next",
+            "Next pane",
+            show=False,
+            id="diff-focus-next",
+            tooltip="Move between the packages and their changes",
+        ),
+        Binding(
+            "shift+tab",
+            "app.focus_previous",
+            "Previous pane",
+            show=False,
+            id="diff-focus-previous",
+            tooltip="Move between the packages and their changes",
+        ),
     ]
 
     def __init__(self, changes: TagDiff) -> None:

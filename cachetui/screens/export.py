@@ -13,8 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, RadioButton, RadioSet
 
 from cachetui.output import EXPORT_FORMATS
-from cachetui.widgets.safe_input import SafeInput
 from cachetui.screens.once import DismissOnce
+from cachetui.widgets.safe_input import SafeInput
 
 EXTENSIONS = {"csv": ".csv", "json": ".json", "specs": ".txt"}
 
@@ -25,7 +25,15 @@ def default_path(form: str, folder: Path | None = None) -> Path:
 
 class ExportScreen(DismissOnce, ModalScreen["tuple[str, Path] | None"]):
     HELP_GROUP = "export"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel-export", tooltip="Close the export, writing nothing")]
+    BINDINGS = [
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            id="cancel-export",
+            tooltip="Close the export, writing nothing",
+        )
+    ]
 
     def __init__(self, specs: int) -> None:
         super().__init__()
@@ -35,12 +43,19 @@ class ExportScreen(DismissOnce, ModalScreen["tuple[str, Path] | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
-            yield Label(f"Export the {self._specs:,} specs the filters and the search match", id="export-title")
+            yield Label(
+                f"Export the {self._specs:,} specs the filters and the search match",
+                id="export-title",
+            )
             with RadioSet(id="export-format"):
                 for number, (form, name) in enumerate(EXPORT_FORMATS.items()):
                     yield RadioButton(name, value=number == 0, name=form)
             yield SafeInput(value=str(default_path(self._form)), id="export-path")
-            yield Label("enter writes the file · tab: format or file · escape: cancel", id="export-hint", markup=False)
+            yield Label(
+                "enter writes the file · tab: format or file · escape: cancel",
+                id="export-hint",
+                markup=False,
+            )
 
     def on_mount(self) -> None:
         self.query_one("#export-path", Input).focus()

@@ -16,11 +16,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
+from cachetui.screens.once import DismissOnce
 from cachetui.textsafe import visible
 from cachetui.widgets.candidate_list import CandidateList
 from cachetui.widgets.line_list import LineList
 from cachetui.widgets.safe_input import SafeInput
-from cachetui.screens.once import DismissOnce
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
@@ -29,8 +29,21 @@ if TYPE_CHECKING:  # the index brings numpy: not before the first frame
 class HashLookupScreen(DismissOnce, ModalScreen[int | None]):
     HELP_GROUP = "hash lookup"
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="cancel-lookup", tooltip="Close the hash lookup, going nowhere"),
-        Binding("down", "to_candidates", "Candidates", show=False, id="to-candidates", tooltip="From the prefix, move to the specs to choose from"),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            id="cancel-lookup",
+            tooltip="Close the hash lookup, going nowhere",
+        ),
+        Binding(
+            "down",
+            "to_candidates",
+            "Candidates",
+            show=False,
+            id="to-candidates",
+            tooltip="From the prefix, move to the specs to choose from",
+        ),
     ]
 
     def __init__(self, index: Index, text: str = "", rows: list[int] | None = None) -> None:
@@ -42,7 +55,11 @@ class HashLookupScreen(DismissOnce, ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="lookup-box"):
             # SafeInput: a pasted log line's colour codes are echoed visibly, never raw.
-            yield SafeInput(self._text, placeholder="a hash prefix (2feova4, /2feova4) or a pasted log line", id="lookup-prefix")
+            yield SafeInput(
+                self._text,
+                placeholder="a hash prefix (2feova4, /2feova4) or a pasted log line",
+                id="lookup-prefix",
+            )
             yield Label(id="lookup-count", markup=False)
             yield CandidateList(self._index, id="candidates")
 
@@ -77,11 +94,15 @@ class HashLookupScreen(DismissOnce, ModalScreen[int | None]):
         candidates.show(rows, prefix)
         tags = self._index.distinct_among("tag", rows)
         where = f" in {tags} tags" if tags > 1 else ""
-        count.update(visible(
-            f"No spec has a hash starting with /{prefix}" if not rows
-            else f"1 spec has a hash starting with /{prefix}: enter to go to it" if len(rows) == 1
-            else f"{len(rows):,} specs{where} have a hash starting with /{prefix}: choose one"
-        ))
+        count.update(
+            visible(
+                f"No spec has a hash starting with /{prefix}"
+                if not rows
+                else f"1 spec has a hash starting with /{prefix}: enter to go to it"
+                if len(rows) == 1
+                else f"{len(rows):,} specs{where} have a hash starting with /{prefix}: choose one"
+            )
+        )
 
     @on(Input.Submitted, "#lookup-prefix")
     def _submitted(self) -> None:

@@ -16,24 +16,31 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.events import Resize
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
+from cachetui.config import Config
 from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
 from cachetui.index.query import Query, QueryError, parse_query
-from cachetui.config import Config
-from cachetui.messages import DownloadProgress, LoadFailed, Loaded, LoadProgress, QueryRejected, ResultReady
+from cachetui.messages import (
+    DownloadProgress,
+    Loaded,
+    LoadFailed,
+    LoadProgress,
+    QueryRejected,
+    ResultReady,
+)
+from cachetui.output import json_text, replacing, spec_record
+from cachetui.pager import DEFAULT_PAGER, run_pager
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
-from cachetui.output import json_text, replacing, spec_record
-from cachetui.pager import DEFAULT_PAGER, run_pager
 from cachetui.textsafe import visible
 from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.facet_sidebar import FacetSidebar
@@ -44,7 +51,6 @@ from cachetui.widgets.spec_detail import SpecDetail
 from cachetui.widgets.spec_list import SpecList
 from cachetui.widgets.stats_view import StatsView
 
-
 # At this width and wider, the filters, the lists and the detail pane all fit side by side.
 WIDE = 120
 
@@ -53,23 +59,129 @@ class MainScreen(Screen):
     HELP_GROUP = "main"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
     BINDINGS = [
-        Binding("slash", "focus_search", "Search", id="focus-search", tooltip="Focus the search box (Spack spec syntax; /prefix finds hashes)"),
-        Binding("tab", "app.focus_next", "Next pane", show=False, id="focus-next", tooltip="Move to the next pane"),
-        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False, id="focus-previous", tooltip="Move to the previous pane"),
-        Binding("escape", "leave_search", "Leave search", show=False, id="leave-search", tooltip="Leave the search box for the package list"),
-        Binding("f,f2", "toggle_filters", "Filters", id="toggle-filters", tooltip="Show or hide the filters (stacks, OS, targets, compilers, ...)"),
-        Binding("d,f3", "toggle_detail", "Detail", id="toggle-detail", tooltip="Show or hide the detail pane of the highlighted spec"),
-        Binding("t", "switch_tag", "Tag", show=False, id="switch-tag", tooltip="Switch to another cache tag (develop, a release, a snapshot), or all of them"),
-        Binding("s", "toggle_stats", "Stats", id="toggle-stats",
-                tooltip="Show or hide stats of what the filters and the search match: per stack, OS, target, compiler; stack x target; top packages"),
-        Binding("c", "compare", "Compare", show=False, id="compare-tags", tooltip="Compare two cache tags: specs added, removed and rebuilt, per package"),
-        Binding("e", "export", "Export", show=False, id="export-specs", tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines"),
-        Binding("x", "clear_filters", "Clear filters", show=False, id="clear-filters", tooltip="Clear every filter (the search text stays)"),
-        Binding("y", "copy('hash')", "Copy hash", id="copy-hash", tooltip="Copy the highlighted spec's full hash (OSC 52; shown too)"),
-        Binding("Y", "copy('install')", "Copy install", show=False, id="copy-install", tooltip="Copy the highlighted spec's install command"),
-        Binding("U", "copy('url')", "Copy URL", show=False, id="copy-url", tooltip="Copy the highlighted spec's tarball URL, when known"),
-        Binding("v", "view_record", "View JSON", show=False, id="view-record", tooltip="Open the highlighted spec's full record (JSON) in $PAGER"),
-        Binding("p", "problems", "Problems", show=False, id="show-problems", tooltip="List every load problem (file and reason)"),
+        Binding(
+            "slash",
+            "focus_search",
+            "Search",
+            id="focus-search",
+            tooltip="Focus the search box (Spack spec syntax; /prefix finds hashes)",
+        ),
+        Binding(
+            "tab",
+            "app.focus_next",
+            "Next pane",
+            show=False,
+            id="focus-next",
+            tooltip="Move to the next pane",
+        ),
+        Binding(
+            "shift+tab",
+            "app.focus_previous",
+            "Previous pane",
+            show=False,
+            id="focus-previous",
+            tooltip="Move to the previous pane",
+        ),
+        Binding(
+            "escape",
+            "leave_search",
+            "Leave search",
+            show=False,
+            id="leave-search",
+            tooltip="Leave the search box for the package list",
+        ),
+        Binding(
+            "f,f2",
+            "toggle_filters",
+            "Filters",
+            id="toggle-filters",
+            tooltip="Show or hide the filters (stacks, OS, targets, compilers, ...)",
+        ),
+        Binding(
+            "d,f3",
+            "toggle_detail",
+            "Detail",
+            id="toggle-detail",
+            tooltip="Show or hide the detail pane of the highlighted spec",
+        ),
+        Binding(
+            "t",
+            "switch_tag",
+            "Tag",
+            show=False,
+            id="switch-tag",
+            tooltip="Switch to another cache tag (develop, a release, a snapshot), or all of them",
+        ),
+        Binding(
+            "s",
+            "toggle_stats",
+            "Stats",
+            id="toggle-stats",
+            tooltip="Show or hide stats of what the filters and the search match: per stack, OS, target, compiler; stack x target; top packages",
+        ),
+        Binding(
+            "c",
+            "compare",
+            "Compare",
+            show=False,
+            id="compare-tags",
+            tooltip="Compare two cache tags: specs added, removed and rebuilt, per package",
+        ),
+        Binding(
+            "e",
+            "export",
+            "Export",
+            show=False,
+            id="export-specs",
+            tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines",
+        ),
+        Binding(
+            "x",
+            "clear_filters",
+            "Clear filters",
+            show=False,
+            id="clear-filters",
+            tooltip="Clear every filter (the search text stays)",
+        ),
+        Binding(
+            "y",
+            "copy('hash')",
+            "Copy hash",
+            id="copy-hash",
+            tooltip="Copy the highlighted spec's full hash (OSC 52; shown too)",
+        ),
+        Binding(
+            "Y",
+            "copy('install')",
+            "Copy install",
+            show=False,
+            id="copy-install",
+            tooltip="Copy the highlighted spec's install command",
+        ),
+        Binding(
+            "U",
+            "copy('url')",
+            "Copy URL",
+            show=False,
+            id="copy-url",
+            tooltip="Copy the highlighted spec's tarball URL, when known",
+        ),
+        Binding(
+            "v",
+            "view_record",
+            "View JSON",
+            show=False,
+            id="view-record",
+            tooltip="Open the highlighted spec's full record (JSON) in $PAGER",
+        ),
+        Binding(
+            "p",
+            "problems",
+            "Problems",
+            show=False,
+            id="show-problems",
+            tooltip="List every load problem (file and reason)",
+        ),
     ]
     # Shown or folded away; set from the width when it crosses WIDE, and by f and d.
     filters_shown = var(True, init=False)
@@ -85,7 +197,9 @@ class MainScreen(Screen):
         self._loading = "starting…"
         self._query_error = ""  # why the search text does not parse, while it does not
         self._wide: bool | None = None  # the width class the panes were last laid out for
-        self._diffs: dict[tuple[str, str], tuple[object, object]] = {}  # (old, new) -> (index, TagDiff)
+        self._diffs: dict[
+            tuple[str, str], tuple[object, object]
+        ] = {}  # (old, new) -> (index, TagDiff)
         self._compare_wanted: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
@@ -93,7 +207,9 @@ class MainScreen(Screen):
             yield FacetSidebar(id="facets")
             with Vertical(id="centre"):
                 # SafeInput: a pasted escape or bidi override is echoed visibly, never raw.
-                yield SafeInput(placeholder="search: zlib@1.3 %gcc +shared os=… or /hash", id="search")
+                yield SafeInput(
+                    placeholder="search: zlib@1.3 %gcc +shared os=… or /hash", id="search"
+                )
                 yield PackageList(id="packages")
             with Vertical(id="right"):
                 yield SpecList(id="specs")
@@ -186,25 +302,37 @@ class MainScreen(Screen):
         worker = get_current_worker()
         try:
             report = self.service.load(
-                progress=lambda done, total, specs: self.post_message(LoadProgress(done, total, specs)),
+                progress=lambda done, total, specs: self.post_message(
+                    LoadProgress(done, total, specs)
+                ),
                 cancelled=lambda: worker.is_cancelled,
-                download=lambda url, done, total: self.post_message(DownloadProgress(url, done, total)),
+                download=lambda url, done, total: self.post_message(
+                    DownloadProgress(url, done, total)
+                ),
             )
         except Exception as error:  # never a traceback in front of the user
             self.post_message(LoadFailed(f"{type(error).__name__}: {error}"))
             return
         if not worker.is_cancelled:
             self.post_message(Loaded(report))
-            _ = report.index.graph  # read the dependency graph here, not on the first move in the UI
+            _ = (
+                report.index.graph
+            )  # read the dependency graph here, not on the first move in the UI
 
     def on_load_progress(self, message: LoadProgress) -> None:
-        self._loading = f"loading {message.done:,} of {message.total:,} files, {message.specs:,} specs"
+        self._loading = (
+            f"loading {message.done:,} of {message.total:,} files, {message.specs:,} specs"
+        )
         self._update_status()
 
     def on_download_progress(self, message: DownloadProgress) -> None:
         name = visible(message.url.rstrip("/").rsplit("/", 1)[-1][:40])
         done = _megabytes(message.done)
-        self._loading = f"downloading {name}: {done} of {_megabytes(message.total)} MB" if message.total else f"downloading {name}: {done} MB"
+        self._loading = (
+            f"downloading {name}: {done} of {_megabytes(message.total)} MB"
+            if message.total
+            else f"downloading {name}: {done} MB"
+        )
         self._update_status()
 
     def on_load_failed(self, message: LoadFailed) -> None:
@@ -224,7 +352,12 @@ class MainScreen(Screen):
         if report.problems:
             first = report.problems[0]
             more = f" (and {len(report.problems) - 1:,} more)" if len(report.problems) > 1 else ""
-            self.notify(visible(f"{first.source}: {first.message}{more}"), title="Load problems", severity="error" if errors else "warning", markup=False)
+            self.notify(
+                visible(f"{first.source}: {first.message}{more}"),
+                title="Load problems",
+                severity="error" if errors else "warning",
+                markup=False,
+            )
         if report.index.n_specs == 0:
             self.notify("Nothing loadable in the given sources.", severity="error")
         # The index and the app are built and live as long as the process: move them out of
@@ -262,7 +395,10 @@ class MainScreen(Screen):
 
     def on_query_rejected(self, message: QueryRejected) -> None:
         # The last valid result stays, as for a query that does not parse.
-        if self.service.is_current(message.generation) and message.text == self.query_one("#search", Input).value:
+        if (
+            self.service.is_current(message.generation)
+            and message.text == self.query_one("#search", Input).value
+        ):
             self._show_query_error(f"column {message.start + 1}: {message.reason}")
             self._update_search_hint()
 
@@ -279,15 +415,23 @@ class MainScreen(Screen):
             self._request_stats()
         # The spec list and the detail follow a frame later: while typing, the eye is on the
         # list, the counts and the status line, and alone they paint a few ms sooner.
-        self.call_after_refresh(lambda: self._show_package(self.query_one(PackageList).highlighted_package))
+        self.call_after_refresh(
+            lambda: self._show_package(self.query_one(PackageList).highlighted_package)
+        )
 
     def _show_package(self, package: int | None) -> None:
         index, specs = self.service.index, self.query_one(SpecList)
-        if index is None or self.result is None or (package == self._shown[0] and self.result is self._shown[1]):
+        if (
+            index is None
+            or self.result is None
+            or (package == self._shown[0] and self.result is self._shown[1])
+        ):
             return  # already showing it
         self._shown = (package, self.result)
         rows = [] if package is None else index.rows_in_package(package, self.result.mask)
-        _set_border_title(specs, "Specs" if package is None else f"Specs of {index.packages[package]}")
+        _set_border_title(
+            specs, "Specs" if package is None else f"Specs of {index.packages[package]}"
+        )
         marks = highlight_for(self.result.filter.query).spec
         specs.show(index, rows, marks)
         detail = self.query_one(SpecDetail)
@@ -304,7 +448,9 @@ class MainScreen(Screen):
             text = f"0 of {n} packages · 0 of {s} specs"
         status = Text(text)
         if not self.filters_shown and self.filter.selections:  # folded away, but still narrowing
-            chosen = " ".join(f"{facet}={','.join(sorted(values))}" for facet, values in self.filter.selections)
+            chosen = " ".join(
+                f"{facet}={','.join(sorted(values))}" for facet, values in self.filter.selections
+            )
             status.append(f" · filters: {visible(chosen)} (f)", style="bold")
         if self._loading:
             status.append(f" · {self._loading}", style="italic")
@@ -330,7 +476,9 @@ class MainScreen(Screen):
             # A `/` just typed begins a hash prefix: not wrong, only not finished.
             unfinished_hash = text.endswith("/") and not text[error.start :].strip("/")
             # Meanwhile the list keeps the last valid result.
-            self._show_query_error("" if unfinished_hash else f"column {error.start + 1}: {error.message}")
+            self._show_query_error(
+                "" if unfinished_hash else f"column {error.start + 1}: {error.message}"
+            )
             self._update_search_hint()
             return
         self._show_query_error("")
@@ -352,7 +500,11 @@ class MainScreen(Screen):
         text, result = search.value, self.result
         if self._query_error:
             hint = self._query_error
-        elif result is not None and result.filter.query == text and result.spack_0x_reading is not None:
+        elif (
+            result is not None
+            and result.filter.query == text
+            and result.spack_0x_reading is not None
+        ):
             hint = f"did you mean: {visible(result.spack_0x_reading)}"  # the box has room the status line lacks at 80 columns
         elif text.endswith("/") and _parsed(text) is None:  # (`tag=a/` parses: a value)
             hint = "hash lookup: type the first characters of a hash"
@@ -364,7 +516,11 @@ class MainScreen(Screen):
             found = result.matching_specs
             hint = f"{found:,} match{'es' if found != 1 else ''} · enter to go"
         else:
-            hint = "none with these filters · enter looks in all" if result.filter.selections else "no match"
+            hint = (
+                "none with these filters · enter looks in all"
+                if result.filter.selections
+                else "no match"
+            )
         _set_border_title(search, hint, subtitle=True)
 
     def _query_only(self, text: str) -> int:
@@ -379,10 +535,20 @@ class MainScreen(Screen):
         if query.hash_prefixes and self.service.index is not None:
             # The matches the list shows, as the hint counts them; if the facets hide them
             # all, the matches in everything loaded (the hint says so).
-            shown = self.result if self.result is not None and self.result.filter.query == event.value else None
-            mask = shown.mask if shown is not None and shown.matching_specs else self._query_only(event.value)
+            shown = (
+                self.result
+                if self.result is not None and self.result.filter.query == event.value
+                else None
+            )
+            mask = (
+                shown.mask
+                if shown is not None and shown.matching_specs
+                else self._query_only(event.value)
+            )
             rows = self.service.index.rows_in(mask)
-            self._go_to_specs(rows, query.hash_prefixes[-1], narrowed=len(query.constraint_tokens) > 1)
+            self._go_to_specs(
+                rows, query.hash_prefixes[-1], narrowed=len(query.constraint_tokens) > 1
+            )
         else:
             self.query_one(PackageList).focus()
 
@@ -405,7 +571,9 @@ class MainScreen(Screen):
 
     def on_dependency_list_chosen(self, event: DependencyList.Chosen) -> None:
         """Enter on a dependency in the detail pane: go to its spec, or say why not."""
-        from cachetui.index.deps import rows_of  # the index brings numpy: not before the first frame
+        from cachetui.index.deps import (
+            rows_of,
+        )  # the index brings numpy: not before the first frame
 
         index, detail = self.service.index, self.query_one(SpecDetail)
         if index is None:
@@ -416,7 +584,9 @@ class MainScreen(Screen):
             self.jump_to(rows[0], "Dependency")
             detail.focus()  # stay in the pane: the next dependency is a key away
         else:
-            self.notify(visible(_not_loaded(index, event.dependency)), title="Dependency", markup=False)
+            self.notify(
+                visible(_not_loaded(index, event.dependency)), title="Dependency", markup=False
+            )
 
     # -- hash lookup --------------------------------------------------------------------
 
@@ -425,11 +595,18 @@ class MainScreen(Screen):
         `narrowed`: the search had more than the prefix, and `rows` match all of it."""
         if not rows:
             rest = " that matches the rest of the search" if narrowed else ""
-            self.notify(visible(f"No spec{rest} has a hash starting with /{prefix}"), title="Hash lookup", severity="warning", markup=False)
+            self.notify(
+                visible(f"No spec{rest} has a hash starting with /{prefix}"),
+                title="Hash lookup",
+                severity="warning",
+                markup=False,
+            )
         elif len(rows) == 1:
             self.jump_to(rows[0])
         else:
-            self.app.push_screen(HashLookupScreen(self.service.index, "/" + prefix, rows), self._chosen)
+            self.app.push_screen(
+                HashLookupScreen(self.service.index, "/" + prefix, rows), self._chosen
+            )
 
     def _chosen(self, row: int | None) -> None:
         if row is not None:
@@ -442,15 +619,26 @@ class MainScreen(Screen):
         package = index.package_of(row)
         if self.result is None or not (self.result.mask >> row) & 1:
             # Clear only what hides it: the facets, the search, or both.
-            facets_hide = not (self.service.evaluate(Filter("", self.filter.selections)).mask >> row) & 1
+            facets_hide = (
+                not (self.service.evaluate(Filter("", self.filter.selections)).mask >> row) & 1
+            )
             search_hides = not (self._query_only(self.filter.query) >> row) & 1
-            cleared = " and ".join(what for what, hides in (("Search", search_hides), ("filters", facets_hide)) if hides)
-            self.filter = Filter("" if search_hides else self.filter.query, () if facets_hide else self.filter.selections)
+            cleared = " and ".join(
+                what
+                for what, hides in (("Search", search_hides), ("filters", facets_hide))
+                if hides
+            )
+            self.filter = Filter(
+                "" if search_hides else self.filter.query,
+                () if facets_hide else self.filter.selections,
+            )
             if search_hides:
                 self.query_one("#search", Input).value = ""
             self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
             if cleared:  # (else the shown result was only out of date)
-                self.notify(f"{cleared.capitalize()} cleared to show /{index.hashes[row][:7]}", title=why)
+                self.notify(
+                    f"{cleared.capitalize()} cleared to show /{index.hashes[row][:7]}", title=why
+                )
         packages, specs = self.query_one(PackageList), self.query_one(SpecList)
         packages.select_package(package)
         self._show_package(package)
@@ -464,7 +652,12 @@ class MainScreen(Screen):
         """Open the hash lookup (the app's ctrl+g, from anywhere)."""
         if self.service.index is None:
             failed = self._loading == "load failed"
-            self.notify("Nothing was loaded to look in." if failed else "Still loading; try again in a moment.", severity="error" if failed else "warning")
+            self.notify(
+                "Nothing was loaded to look in."
+                if failed
+                else "Still loading; try again in a moment.",
+                severity="error" if failed else "warning",
+            )
         else:
             self.app.push_screen(HashLookupScreen(self.service.index), self._chosen)
 
@@ -504,7 +697,10 @@ class MainScreen(Screen):
             self.notify("Nothing is loaded yet.", title="Export", severity="warning")
             return
         result = self.result
-        self.app.push_screen(ExportScreen(result.matching_specs), lambda chosen: chosen and self._export(result, *chosen))
+        self.app.push_screen(
+            ExportScreen(result.matching_specs),
+            lambda chosen: chosen and self._export(result, *chosen),
+        )
 
     @work(thread=True, group="export")
     def _export(self, result: Result, form: str, path) -> None:
@@ -519,12 +715,24 @@ class MainScreen(Screen):
         selections = {facet: sorted(values) for facet, values in result.filter.selections}
         try:
             with replacing(path) as out:
-                write_export(index, rows, form, out, {"query": result.filter.query, "selections": selections})
+                write_export(
+                    index, rows, form, out, {"query": result.filter.query, "selections": selections}
+                )
         except OSError as error:
-            self.app.call_from_thread(self.notify, visible(f"Could not write {path}: {error.strerror or error}"),
-                                      title="Export", severity="error", markup=False)
+            self.app.call_from_thread(
+                self.notify,
+                visible(f"Could not write {path}: {error.strerror or error}"),
+                title="Export",
+                severity="error",
+                markup=False,
+            )
             return
-        self.app.call_from_thread(self.notify, visible(f"Wrote {len(rows):,} specs to {path}"), title="Export", markup=False)
+        self.app.call_from_thread(
+            self.notify,
+            visible(f"Wrote {len(rows):,} specs to {path}"),
+            title="Export",
+            markup=False,
+        )
 
     def action_compare(self) -> None:
         from cachetui.commands import CompareCommands
@@ -532,9 +740,14 @@ class MainScreen(Screen):
 
         index = self.service.index
         if index is None or len(index.facet_values.get("tag", [])) < 2:
-            self.notify("Comparing needs two cache tags loaded (cachetui diff OLD NEW compares sources too).", title="Compare")
+            self.notify(
+                "Comparing needs two cache tags loaded (cachetui diff OLD NEW compares sources too).",
+                title="Compare",
+            )
             return
-        self.app.push_screen(Palette(providers=[CompareCommands], placeholder="Compare two cache tags: old -> new…"))
+        self.app.push_screen(
+            Palette(providers=[CompareCommands], placeholder="Compare two cache tags: old -> new…")
+        )
 
     def compare(self, old: str, new: str) -> None:
         """Show what changed from tag `old` to tag `new`: worked out once in a worker, then kept,
@@ -545,7 +758,9 @@ class MainScreen(Screen):
         if self._diffs.get(key, (None, None))[0] is index:
             self._show_diff(key)
             return
-        self.notify(visible(f"Comparing {old} with {new}…"), title="Compare", timeout=3, markup=False)
+        self.notify(
+            visible(f"Comparing {old} with {new}…"), title="Compare", timeout=3, markup=False
+        )
         self._compare(index, old, new)
 
     def compared(self, old: str, new: str) -> bool:
@@ -556,7 +771,10 @@ class MainScreen(Screen):
         from cachetui.index.diff import Side, diff
 
         tags = index.facet_values["tag"]
-        side = {tag: Side(tag, index, index.rows_in(index.facet_bits["tag"][tags.index(tag)])) for tag in (old, new)}
+        side = {
+            tag: Side(tag, index, index.rows_in(index.facet_bits["tag"][tags.index(tag)]))
+            for tag in (old, new)
+        }
         changes = diff(side[old], side[new])
         self.app.call_from_thread(self._diff_ready, index, (old, new), changes)
 
@@ -567,13 +785,20 @@ class MainScreen(Screen):
         if self.app.screen is self:
             self._show_diff(key)
         else:  # the user went on meanwhile: do not cover what they are doing
-            self.notify(visible(f"{key[0]} -> {key[1]} is ready: press c to see it"), title="Compare", markup=False)
+            self.notify(
+                visible(f"{key[0]} -> {key[1]} is ready: press c to see it"),
+                title="Compare",
+                markup=False,
+            )
 
     def _show_diff(self, key: tuple[str, str]) -> None:
         from cachetui.screens.diff import DiffScreen
 
         self._compare_wanted = None
-        self.app.push_screen(DiffScreen(self._diffs[key][1]), lambda row: row is not None and self.jump_to(row, "Compare"))
+        self.app.push_screen(
+            DiffScreen(self._diffs[key][1]),
+            lambda row: row is not None and self.jump_to(row, "Compare"),
+        )
 
     def action_switch_tag(self) -> None:
         from cachetui.commands import TagCommands
@@ -582,7 +807,13 @@ class MainScreen(Screen):
         index = self.service.index
         tags = index.facet_values.get("tag", []) if index is not None else []
         if len(tags) < 2 and not self.filter.selected.get("tag"):
-            self.notify(visible(f"One cache tag is loaded: {tags[0]}" if tags else "Nothing is loaded yet."), title="Tag", markup=False)
+            self.notify(
+                visible(
+                    f"One cache tag is loaded: {tags[0]}" if tags else "Nothing is loaded yet."
+                ),
+                title="Tag",
+                markup=False,
+            )
             return
         self.app.push_screen(Palette(providers=[TagCommands], placeholder="Switch to a cache tag…"))
 
@@ -626,8 +857,14 @@ class MainScreen(Screen):
         else:
             files = index.binary_files(row)
             where = f"; its spec manifest: {files.manifest}" if files.manifest else ""
-            self.notify(visible(f"No tarball URL is known for {spec.package}@{spec.version} /{spec.hash[:7]}{where}"),
-                        title="Copy", severity="warning", markup=False)
+            self.notify(
+                visible(
+                    f"No tarball URL is known for {spec.package}@{spec.version} /{spec.hash[:7]}{where}"
+                ),
+                title="Copy",
+                severity="warning",
+                markup=False,
+            )
 
     def action_view_record(self) -> None:
         """The highlighted spec's full record as JSON in the user's pager, the app suspended."""
@@ -646,7 +883,12 @@ class MainScreen(Screen):
         except SuspendNotSupported:
             failed = "this terminal cannot hand the screen to a pager"
         if failed:
-            self.notify(visible(failed) + " (set $PAGER, or pager in the config file)", title="Pager", severity="error", markup=False)
+            self.notify(
+                visible(failed) + " (set $PAGER, or pager in the config file)",
+                title="Pager",
+                severity="error",
+                markup=False,
+            )
 
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):

@@ -10,9 +10,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from cachetui.model import LoadProblem
+from cachetui.screens.once import DismissOnce
 from cachetui.textsafe import visible
 from cachetui.widgets.line_list import LineList, Piece, fit
-from cachetui.screens.once import DismissOnce
 
 
 class ProblemList(LineList):
@@ -26,13 +26,26 @@ class ProblemList(LineList):
 
     def row_pieces(self, index: int, width: int) -> list[Piece]:
         problem = self.problems[index]
-        return [(f" {problem.severity:<7} ", "line-list--accent" if problem.severity == "error" else "line-list--dim"),
-                (fit(f"{problem.source}: {problem.message}", max(1, width - 9)), None)]
+        return [
+            (
+                f" {problem.severity:<7} ",
+                "line-list--accent" if problem.severity == "error" else "line-list--dim",
+            ),
+            (fit(f"{problem.source}: {problem.message}", max(1, width - 9)), None),
+        ]
 
 
 class ProblemsScreen(DismissOnce, ModalScreen[None]):
     HELP_GROUP = "load problems"
-    BINDINGS = [Binding("escape,q,p", "close", "Close", id="close-problems", tooltip="Close the list of load problems")]
+    BINDINGS = [
+        Binding(
+            "escape,q,p",
+            "close",
+            "Close",
+            id="close-problems",
+            tooltip="Close the list of load problems",
+        )
+    ]
 
     def __init__(self, problems: list[LoadProblem]) -> None:
         super().__init__()

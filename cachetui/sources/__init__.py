@@ -9,23 +9,43 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-
 from pathlib import Path
-import re
 
+from cachetui.model import LoadProblem
 from cachetui.sources.clearsign import strip_clearsign
 from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.database import DatabaseFile, NotADatabase, looks_like_database, read_database
-from cachetui.sources.mirror import MIRROR_DIRECTORIES, V2_INDEX, V3_INDEX, Origin, index_blob_of, local_index, origin_of, spec_blob_of
-from cachetui.model import LoadProblem
-from cachetui.sources.summary import NotASummary, OlderPage, SummaryFile, read_summary, read_summary_bytes
-from cachetui.sources.specfile import looks_like_spec_file, looks_like_spec_yaml, read_old_page, read_spec_file, read_spec_yaml
+from cachetui.sources.mirror import (
+    MIRROR_DIRECTORIES,
+    V2_INDEX,
+    V3_INDEX,
+    Origin,
+    index_blob_of,
+    local_index,
+    origin_of,
+    spec_blob_of,
+)
 from cachetui.sources.nodes import NodeColumns
+from cachetui.sources.specfile import (
+    looks_like_spec_file,
+    looks_like_spec_yaml,
+    read_old_page,
+    read_spec_file,
+    read_spec_yaml,
+)
 from cachetui.sources.split import Plan
+from cachetui.sources.summary import (
+    NotASummary,
+    OlderPage,
+    SummaryFile,
+    read_summary,
+    read_summary_bytes,
+)
 
 Loaded = SummaryFile | DatabaseFile
 
@@ -41,6 +61,7 @@ class SourceFile:
     @property
     def name(self) -> str:
         return self.shown_as or self.path
+
 
 # A cache.spack.io summary of the biggest package is a few MB; anything far larger is
 # not one, and reading it whole could exhaust memory on a small build host.
@@ -102,7 +123,13 @@ def discover_stamped(sources: list[str]) -> tuple[list[str], list[Stamp], list[L
     return files, stamps, problems
 
 
-def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[Stamp], problems: list[LoadProblem]) -> None:
+def _walk(
+    root: str,
+    root_key: tuple[int, int],
+    files: list[str],
+    stamps: list[Stamp],
+    problems: list[LoadProblem],
+) -> None:
     """Files below `root` (each directory's files, then its subdirectories, by name),
     skipping hidden entries; follows symlinks but never visits a directory twice."""
     seen = {root_key}
@@ -111,21 +138,30 @@ def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[S
         directory = pending.pop()
         try:
             with os.scandir(directory) as scan:
-                entries = sorted((e for e in scan if not e.name.startswith(".")), key=lambda e: e.name)
+                entries = sorted(
+                    (e for e in scan if not e.name.startswith(".")), key=lambda e: e.name
+                )
         except OSError as error:
             problems.append(LoadProblem(directory, _os_reason(error)))
             continue
         subdirs = []
         # (Asked only where a mirror's directory is listed: two failed stats a directory were
         # a third of the walk of a 10,000-package tree.)
-        mirror = local_index(directory) if any(e.name in ("v3", "build_cache") for e in entries) else None
+        mirror = (
+            local_index(directory)
+            if any(e.name in ("v3", "build_cache") for e in entries)
+            else None
+        )
         if mirror is not None:
             # A mirror root: its index, not its tarballs, spec files or loose files; but its
             # other directories may be mirrors too (binaries.spack.io: <ref>/<stack>/).
             files.append(mirror[0])
             # Both layouts' index paths: a v3 index that appears later (in a v3/ the walk
             # does not enter) is seen by its stamp, without listing anything.
-            stamps.extend(stamp_of(os.path.join(directory, *index.split("/"))) for index in (V3_INDEX, V2_INDEX))
+            stamps.extend(
+                stamp_of(os.path.join(directory, *index.split("/")))
+                for index in (V3_INDEX, V2_INDEX)
+            )
             entries = [e for e in entries if e.name not in MIRROR_DIRECTORIES and e.is_dir()]
         for entry in entries:
             try:
@@ -136,7 +172,13 @@ def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[S
             if stat.S_ISDIR(info.st_mode):
                 key = (info.st_dev, info.st_ino)
                 if key in seen:  # a symlink loop, or the same tree linked twice
-                    problems.append(LoadProblem(entry.path, "directory already visited (symlink loop?); skipped", "warning"))
+                    problems.append(
+                        LoadProblem(
+                            entry.path,
+                            "directory already visited (symlink loop?); skipped",
+                            "warning",
+                        )
+                    )
                     continue
                 seen.add(key)
                 subdirs.append(entry.path)
@@ -147,7 +189,9 @@ def _walk(root: str, root_key: tuple[int, int], files: list[str], stamps: list[S
         pending.extend(reversed(subdirs))
 
 
-def read_file(path: str, origin: Origin | None = None, shown: str | None = None) -> tuple[Loaded | None, list[LoadProblem]]:
+def read_file(
+    path: str, origin: Origin | None = None, shown: str | None = None
+) -> tuple[Loaded | None, list[LoadProblem]]:
     """Load one file, whatever it holds (recognised by content); never raises for bad content.
 
     (what it holds or None, problems); problems name `shown` (the URL it came from) or the path.
@@ -156,13 +200,24 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            return None, [LoadProblem(name, "not a regular file (a pipe, socket or device?); skipped")]
+            return None, [
+                LoadProblem(name, "not a regular file (a pipe, socket or device?); skipped")
+            ]
         with open(path, "rb") as handle:
             head = handle.read(_SNIFF_BYTES)
             kind = _kind_of(head)
-            limit = MAX_DATABASE_BYTES if kind in ("database", "manifest", "spec manifest", "gzip") else MAX_FILE_BYTES
+            limit = (
+                MAX_DATABASE_BYTES
+                if kind in ("database", "manifest", "spec manifest", "gzip")
+                else MAX_FILE_BYTES
+            )
             if info.st_size > limit:
-                return None, [LoadProblem(name, f"file is {info.st_size:,} bytes, larger than the {limit:,}-byte limit; skipped")]
+                return None, [
+                    LoadProblem(
+                        name,
+                        f"file is {info.st_size:,} bytes, larger than the {limit:,}-byte limit; skipped",
+                    )
+                ]
             data = b""
             if kind != "gzip":  # read again from the start: `head + rest` would copy the whole file
                 data = head if len(head) < _SNIFF_BYTES else (handle.seek(0), handle.read())[1]
@@ -174,8 +229,15 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
         # that it holds none.
         inner = _kind_of(_gunzipped_head(path))
         if inner not in ("database", "manifest", "spec manifest", "spec file", "clearsigned"):
-            return None, [LoadProblem(name, "gzip data, but not a Spack build-cache index, manifest or spec file")]
-        from cachetui.sources.fetch import FetchError, read_body  # (urllib and ssl: only when needed)
+            return None, [
+                LoadProblem(
+                    name, "gzip data, but not a Spack build-cache index, manifest or spec file"
+                )
+            ]
+        from cachetui.sources.fetch import (
+            FetchError,
+            read_body,
+        )  # (urllib and ssl: only when needed)
 
         try:
             data = read_body(Path(path), name, MAX_DATABASE_BYTES)
@@ -201,7 +263,12 @@ def read_file(path: str, origin: Origin | None = None, shown: str | None = None)
         if kind == "spec yaml":
             return _database(read_spec_yaml(data, name), name)
         if kind == "tag map":
-            return None, [LoadProblem(name, "a map of tags to stacks (cache_spack_io_index.json) found inside a directory; name it as a SOURCE to load the indexes it lists")]
+            return None, [
+                LoadProblem(
+                    name,
+                    "a map of tags to stacks (cache_spack_io_index.json) found inside a directory; name it as a SOURCE to load the indexes it lists",
+                )
+            ]
         if kind == "json":
             return None, [LoadProblem(name, _NOT_KNOWN_JSON)]
     except NotADatabase as reason:
@@ -269,18 +336,28 @@ def _read_spec_manifest(data: bytes, path: str, origin: Origin | None, name: str
     return read_spec_file(body, name)
 
 
-def _manifest_blob(data: bytes, path: str, origin: Origin | None, name: str, blob_of, kind: str, limit: int) -> bytes:
+def _manifest_blob(
+    data: bytes, path: str, origin: Origin | None, name: str, blob_of, kind: str, limit: int
+) -> bytes:
     """The (inflated) blob a manifest names, from the mirror root its path is in."""
-    root = origin.root if origin is not None and origin.root is not None else origin_of(os.path.abspath(path)).root
+    root = (
+        origin.root
+        if origin is not None and origin.root is not None
+        else origin_of(os.path.abspath(path)).root
+    )
     if root is None:
-        raise NotADatabase(f"a v3 {kind} manifest outside a mirror (no v3/manifests/{kind}/ above it): cannot find its blob")
+        raise NotADatabase(
+            f"a v3 {kind} manifest outside a mirror (no v3/manifests/{kind}/ above it): cannot find its blob"
+        )
     from cachetui.sources.fetch import FetchError, read_body
 
     try:
         blob = os.path.join(root, *blob_of(data, name).split("/"))
         return read_body(Path(blob), blob, limit)
     except FetchError as error:
-        raise NotADatabase(f"{error.reason}" if error.url == name else f"{error.url}: {error.reason}") from None
+        raise NotADatabase(
+            f"{error.reason}" if error.url == name else f"{error.url}: {error.reason}"
+        ) from None
 
 
 _SNIFF_BYTES = 4096
@@ -308,7 +385,9 @@ def _kind_of(head: bytes) -> str:
     return "json"
 
 
-_NOT_KNOWN_JSON = "JSON, but not a Spack build-cache index, spec file, index or spec manifest, or tag map"
+_NOT_KNOWN_JSON = (
+    "JSON, but not a Spack build-cache index, spec file, index or spec manifest, or tag map"
+)
 
 
 def large_database(file: str | SourceFile) -> Plan | None:
@@ -316,11 +395,17 @@ def large_database(file: str | SourceFile) -> Plan | None:
     a v3 index manifest whose blob is one; None for anything else (read whole)."""
     from cachetui.sources.split import SPLIT_BYTES, plan
 
-    path, origin, shown = (file, None, None) if isinstance(file, str) else (file.path, file.origin, file.shown_as)
+    path, origin, shown = (
+        (file, None, None) if isinstance(file, str) else (file.path, file.origin, file.shown_as)
+    )
     try:
         size = os.stat(path).st_size
         if size < _SNIFF_BYTES and path.endswith("index.manifest.json"):  # a v3 index: its blob
-            root = origin.root if origin is not None and origin.root is not None else origin_of(os.path.abspath(path)).root
+            root = (
+                origin.root
+                if origin is not None and origin.root is not None
+                else origin_of(os.path.abspath(path)).root
+            )
             if root is None:
                 return None
             with open(path, "rb") as handle:
@@ -331,12 +416,20 @@ def large_database(file: str | SourceFile) -> Plan | None:
         with open(path, "rb") as handle:
             if not looks_like_database(handle.read(_SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")):
                 return None
-    except Exception:  # an unreadable file, a manifest naming no blob: the whole-file reader says why
+    except (
+        Exception
+    ):  # an unreadable file, a manifest naming no blob: the whole-file reader says why
         return None
     return plan(path, file if isinstance(file, str) else file.name, size)
 
 
-def read_large(plan_: Plan, source: str, origin: Origin | None, parts: list[NodeColumns], problems: list[LoadProblem]) -> ColumnChunk:
+def read_large(
+    plan_: Plan,
+    source: str,
+    origin: Origin | None,
+    parts: list[NodeColumns],
+    problems: list[LoadProblem],
+) -> ColumnChunk:
     """One chunk from a large database's parts, read (in parts, by any process) as planned."""
     from cachetui.sources.database import version_problems
     from cachetui.sources.nodes import merge
@@ -357,7 +450,11 @@ def read_batch(files: list[str | SourceFile]) -> ColumnChunk:
     chunk = ColumnChunk()
     with gc_paused():
         for file in files:
-            path, origin, shown = (file, None, None) if isinstance(file, str) else (file.path, file.origin, file.shown_as)
+            path, origin, shown = (
+                (file, None, None)
+                if isinstance(file, str)
+                else (file.path, file.origin, file.shown_as)
+            )
             loaded, problems = read_file(path, origin, shown)
             if loaded is None:
                 chunk.problems.extend(problems)
@@ -387,4 +484,10 @@ def _os_reason(error: OSError) -> str:
 
 
 # Loader processes (re-exported: the service reads through these).
-from cachetui.sources.parallel import PARALLEL_MIN_FILES, LoaderPool, Progress, expect_many_files, read_chunks  # noqa: E402
+from cachetui.sources.parallel import (
+    PARALLEL_MIN_FILES,
+    LoaderPool,
+    Progress,
+    expect_many_files,
+    read_chunks,
+)  # noqa: E402

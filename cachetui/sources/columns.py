@@ -7,16 +7,24 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Callable, Iterable
 from itertools import chain
 from operator import attrgetter
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from cachetui.model import BINARY_KIND, LoadProblem, normalise_compiler
 from cachetui.sources.database import LISTED_KINDS, NODE_KINDS, DatabaseFile
 from cachetui.sources.mirror import Origin, v2_compiler, v2_tarball_around_hash
 from cachetui.sources.nodes import NodeColumns
-from cachetui.sources.summary import BUILD_COLUMNS, LIST_COLUMNS, UNTAGGED, Record, SummaryFile, size_of, tarball_of
+from cachetui.sources.summary import (
+    BUILD_COLUMNS,
+    LIST_COLUMNS,
+    UNTAGGED,
+    Record,
+    SummaryFile,
+    size_of,
+    tarball_of,
+)
 
 # Interned per row. "build" codes a row's (version, compiler, platform, os, target): each
 # build the chunk has seen is five codes in `build_parts`, into the tables of those five
@@ -26,7 +34,17 @@ from cachetui.sources.summary import BUILD_COLUMNS, LIST_COLUMNS, UNTAGGED, Reco
 # ("tarball_root": one or two for a whole tag), or as itself where the rule does not give
 # it back ("tarball_text"): a million distinct URLs would otherwise be a million strings
 # to keep and to store.
-COLUMNS = ("package", "build", "tag", "source", "stacks", "variants", "tarball_root", "tarball_text", "kind")
+COLUMNS = (
+    "package",
+    "build",
+    "tag",
+    "source",
+    "stacks",
+    "variants",
+    "tarball_root",
+    "tarball_text",
+    "kind",
+)
 _UNKNOWN_SIZE = array("q", [-1])
 
 
@@ -47,11 +65,17 @@ CANONICAL = {
 
 class ColumnChunk:
     def __init__(self) -> None:
-        self.values: dict[str, list[Any]] = {c: [] for c in (*COLUMNS, *BUILD_COLUMNS)}  # (none for "build")
+        self.values: dict[str, list[Any]] = {
+            c: [] for c in (*COLUMNS, *BUILD_COLUMNS)
+        }  # (none for "build")
         self.codes: dict[str, array] = {c: array("i") for c in COLUMNS}
-        self.build_parts = array("i")  # build code b: build_parts[5 * b : 5 * b + 5], codes into the BUILD_COLUMNS
+        self.build_parts = array(
+            "i"
+        )  # build code b: build_parts[5 * b : 5 * b + 5], codes into the BUILD_COLUMNS
         self._code_of: dict[str, dict[Any, int]] = {c: {} for c in (*COLUMNS, *BUILD_COLUMNS)}
-        self._written: list[dict[Any, int]] = [{} for _ in BUILD_COLUMNS]  # a build part as written -> its code
+        self._written: list[dict[Any, int]] = [
+            {} for _ in BUILD_COLUMNS
+        ]  # a build part as written -> its code
         self._hashes: list[str] = []
         self.hash_blob = b""  # 32 ASCII bytes a row, once sealed
         self.sizes = array("q")  # bytes, a row; -1 where unknown
@@ -76,7 +100,12 @@ class ColumnChunk:
         self._constant("tag", summary.tag, n)
         self._constant("source", source, n)
         for column in ("build", *LIST_COLUMNS):
-            self._column(column, summary.columns[column], summary.distinct[column], summary.strings if column in LIST_COLUMNS else None)
+            self._column(
+                column,
+                summary.columns[column],
+                summary.distinct[column],
+                summary.strings if column in LIST_COLUMNS else None,
+            )
         hashes = summary.hashes
         self._hashes.extend(hashes)
         sizes = list(map(attrgetter("size"), records))
@@ -89,12 +118,20 @@ class ColumnChunk:
             self._constant("tarball_root", None, n)
             self._constant("tarball_text", None, n)
         else:
-            root = _common_root(summary.package, summary.columns["build"], summary.distinct["build"], hashes, tarballs)
+            root = _common_root(
+                summary.package,
+                summary.columns["build"],
+                summary.distinct["build"],
+                hashes,
+                tarballs,
+            )
             if root is not None:  # the common case: every URL by the rule, from one root
                 self._constant("tarball_root", root, n)
                 self._constant("tarball_text", None, n)
             else:
-                roots, texts = _tarball_columns(summary.package, summary.columns["build"], hashes, tarballs)
+                roots, texts = _tarball_columns(
+                    summary.package, summary.columns["build"], hashes, tarballs
+                )
                 self._column("tarball_root", roots, set(roots), None)
                 self._column("tarball_text", texts, set(texts), None)
         self.rows += n
@@ -110,21 +147,42 @@ class ColumnChunk:
             self.origins[source] = origin
         if n:
             pick = listed.__getitem__ if n != len(db.hashes) else None
+
             def column(values: list[Any]) -> list[Any]:
                 return values if pick is None else [values[i] for i in listed]
+
             tag = (origin.tag if origin is not None else None) or db.tag or UNTAGGED
             self._constant("tag", tag, n)
             self._constant("source", source, n)
-            self._constant("stacks", tuple(sorted(set(origin.stacks))) if origin is not None else (), n)
+            self._constant(
+                "stacks", tuple(sorted(set(origin.stacks))) if origin is not None else (), n
+            )
             kinds = [NODE_KINDS[db.kinds[at]] for at in listed]
             self._column("kind", kinds, set(kinds), None)
-            for name, values in (("package", column(db.names)), ("variants", column(db.variants)),
-                                 ("build", list(zip(*map(column, (db.versions, db.compilers, db.platforms, db.oss, db.targets)))))):
+            for name, values in (
+                ("package", column(db.names)),
+                ("variants", column(db.variants)),
+                (
+                    "build",
+                    list(
+                        zip(
+                            *map(
+                                column,
+                                (db.versions, db.compilers, db.platforms, db.oss, db.targets),
+                            )
+                        )
+                    ),
+                ),
+            ):
                 self._column(name, values, set(values), None)
             self._hashes.extend(column(db.hashes))
             self._constant("tarball_root", None, n)
             self._constant("tarball_text", None, n)
-            self.sizes.extend(array("q", [db.sizes.get(at, -1) for at in listed]) if db.sizes else _UNKNOWN_SIZE * n)
+            self.sizes.extend(
+                array("q", [db.sizes.get(at, -1) for at in listed])
+                if db.sizes
+                else _UNKNOWN_SIZE * n
+            )
             self.rows += n
         # Every database goes to the graph, edges or not: a spec with none has an empty
         # tree (not "no dependency information"), and others' edges resolve to it.
@@ -148,15 +206,23 @@ class ColumnChunk:
             tag = (origin.tag if origin is not None else None) or UNTAGGED
             self._constant("tag", tag, n)
             self._constant("source", source, n)
-            self._constant("stacks", tuple(sorted(set(origin.stacks))) if origin is not None else (), n)
+            self._constant(
+                "stacks", tuple(sorted(set(origin.stacks))) if origin is not None else (), n
+            )
             self._constant("tarball_root", None, n)
             self._constant("tarball_text", None, n)
 
             def codes(column: str) -> np.ndarray:
                 return np.frombuffer(nodes.codes[column], dtype=np.int32)[listed]
 
-            self.values["package"], self.codes["package"] = list(nodes.tables["name"]), array("i", codes("name").tobytes())
-            self.values["variants"], self.codes["variants"] = list(nodes.tables["variants"]), array("i", codes("variants").tobytes())
+            self.values["package"], self.codes["package"] = (
+                list(nodes.tables["name"]),
+                array("i", codes("name").tobytes()),
+            )
+            self.values["variants"], self.codes["variants"] = (
+                list(nodes.tables["variants"]),
+                array("i", codes("variants").tobytes()),
+            )
             # A build: its five codes packed into one integer (each under its table's size),
             # so that finding the distinct ones is one sort of integers (a table of tuples
             # would be a Python object a row).
@@ -173,12 +239,18 @@ class ColumnChunk:
                     builds[:, at] = (distinct % np.uint64(sizes[at])).astype(np.int32)
                     distinct //= np.uint64(sizes[at])
             else:  # tables too large to pack (a crafted file): compare the codes themselves
-                builds, rows = np.unique(np.stack([codes(c) for c in BUILD_COLUMNS], axis=1), axis=0, return_inverse=True)
+                builds, rows = np.unique(
+                    np.stack([codes(c) for c in BUILD_COLUMNS], axis=1), axis=0, return_inverse=True
+                )
                 builds = builds.astype(np.int32)
             self.build_parts = array("i", builds.tobytes())
             self.codes["build"] = array("i", rows.reshape(-1).astype(np.int32).tobytes())
             self.hash_blob = np.frombuffer(nodes.hashes, dtype="S32")[listed].tobytes()
-            self.sizes = array("q", [nodes.sizes.get(int(at), -1) for at in listed]) if nodes.sizes else _UNKNOWN_SIZE * n
+            self.sizes = (
+                array("q", [nodes.sizes.get(int(at), -1) for at in listed])
+                if nodes.sizes
+                else _UNKNOWN_SIZE * n
+            )
             self.rows = n
         self.graphs.append(nodes)
 
@@ -202,13 +274,21 @@ class ColumnChunk:
         spelled `gcc@=11.4.0`): each spelling made canonical once."""
         code = self._written[BUILD_COLUMNS.index(column)].get(written)
         if code is None:
-            code = self._written[BUILD_COLUMNS.index(column)][written] = self._code(column, _CANONICAL_PART.get(column, _same)(written))
+            code = self._written[BUILD_COLUMNS.index(column)][written] = self._code(
+                column, _CANONICAL_PART.get(column, _same)(written)
+            )
         return code
 
     def _constant(self, column: str, value: Any, n: int) -> None:
         self.codes[column].extend(array("i", [self._code(column, value)]) * n)
 
-    def _column(self, column: str, values: list[Any], distinct: set[Any], strings: Callable[[Any], Any] | None) -> None:
+    def _column(
+        self,
+        column: str,
+        values: list[Any],
+        distinct: set[Any],
+        strings: Callable[[Any], Any] | None,
+    ) -> None:
         table, canonical = self._code_of[column], CANONICAL.get(column)
         for value in distinct.difference(table):
             table[value] = len(table)
@@ -217,7 +297,9 @@ class ColumnChunk:
             # Shipped canonical: the builder, which merges every chunk on one core, needs
             # no per-value work of its own. Two spellings of one value share it there.
             if column == "build":
-                codes = list(map(dict.get, self._written, value))  # each part as written: seen before, mostly
+                codes = list(
+                    map(dict.get, self._written, value)
+                )  # each part as written: seen before, mostly
                 if None in codes:
                     codes = list(map(self._build_part, BUILD_COLUMNS, value))
                 self.build_parts.extend(codes)
@@ -226,7 +308,9 @@ class ColumnChunk:
         if len(distinct) == 1:  # a file's specs often share a platform, compiler or os: no look-ups
             self._constant(column, next(iter(distinct)), len(values))
         else:
-            self.codes[column].fromlist(list(map(table.__getitem__, values)))  # (extend from an iterator is slower)
+            self.codes[column].fromlist(
+                list(map(table.__getitem__, values))
+            )  # (extend from an iterator is slower)
 
 
 def _rules(name: str, keys: Iterable[tuple]) -> dict[tuple, tuple[str, str]]:
@@ -237,12 +321,16 @@ def _rules(name: str, keys: Iterable[tuple]) -> dict[tuple, tuple[str, str]]:
     for key in keys:
         versions, compiler, platform, os_, target = key
         version = versions[0] if isinstance(versions, tuple) else versions
-        head, tail = v2_tarball_around_hash(name, version, platform, os_, target, compilers[compiler])
+        head, tail = v2_tarball_around_hash(
+            name, version, platform, os_, target, compilers[compiler]
+        )
         rules[key] = ("/" + head, tail)
     return rules
 
 
-def _common_root(name: str, builds: list[tuple], distinct: set[tuple], hashes: list[str], tarballs: list[Any]) -> str | None:
+def _common_root(
+    name: str, builds: list[tuple], distinct: set[tuple], hashes: list[str], tarballs: list[Any]
+) -> str | None:
     """The mirror root from which the rule gives back every URL of a file exactly, if there is
     one: checked with two joins, not a comparison per row."""
     if tarballs.count(None) or not isinstance(tarballs[0], str):
@@ -260,11 +348,17 @@ def _common_root(name: str, builds: list[tuple], distinct: set[tuple], hashes: l
         written = "".join(tarballs)
     except TypeError:  # not all text
         return None
-    rebuilt = "".join(chain.from_iterable(zip(map(heads.__getitem__, builds), hashes, map(tails.__getitem__, builds))))
+    rebuilt = "".join(
+        chain.from_iterable(
+            zip(map(heads.__getitem__, builds), hashes, map(tails.__getitem__, builds))
+        )
+    )
     return root if written == rebuilt else None
 
 
-def _tarball_columns(name: str, builds: list[tuple], hashes: list[str], tarballs: list[Any]) -> tuple[list[str | None], list[str | None]]:
+def _tarball_columns(
+    name: str, builds: list[tuple], hashes: list[str], tarballs: list[Any]
+) -> tuple[list[str | None], list[str | None]]:
     """(mirror root, URL) a row: the root where Spack's v2 rule gives the URL back exactly
     from it and the row's build and hash (what cache.spack.io wrote), else the URL as it is."""
     rule = _rules(name, set(builds))

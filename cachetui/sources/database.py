@@ -23,7 +23,15 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import BINARY_KIND, FLAG_KEYS, INSTALLED_KIND, LANGUAGES, NO_COMPILER, LoadProblem, normalise_compiler
+from cachetui.model import (
+    BINARY_KIND,
+    FLAG_KEYS,
+    INSTALLED_KIND,
+    LANGUAGES,
+    NO_COMPILER,
+    LoadProblem,
+    normalise_compiler,
+)
 from cachetui.sources.nodes import NODE_COLUMNS, RECORD_RANKS, NodeColumns, coded
 from cachetui.spack_format import quote_if_needed
 
@@ -38,8 +46,15 @@ DEPTYPE_BITS = {"build": BUILD, "link": LINK, "run": RUN, "test": TEST}
 # What a node is, in the dependency graph. A binary (in a build cache) and an installed spec
 # (in a local install database) are listed; the rest are there for edges to resolve.
 BINARY, EXTERNAL, NOT_IN_CACHE, UNRESOLVED, DEPENDENCY_ONLY, INSTALLED, NOT_INSTALLED = range(7)
-NODE_KINDS = (BINARY_KIND, "external", "not in the build cache", "not in this index", "a dependency in a spec file",
-              INSTALLED_KIND, "not installed")
+NODE_KINDS = (
+    BINARY_KIND,
+    "external",
+    "not in the build cache",
+    "not in this index",
+    "a dependency in a spec file",
+    INSTALLED_KIND,
+    "not installed",
+)
 LISTED_KINDS = (BINARY, INSTALLED)
 
 # Where a spec's compiler came from.
@@ -182,7 +197,9 @@ class DatabaseFile:
     compiler_targets: array = field(default_factory=lambda: array("i"))
     problems: list[LoadProblem] = field(default_factory=list)
     tag: str | None = None  # where the file itself names one (an older cache.spack.io page)
-    claimed: list[str] = field(default_factory=list)  # spec files an older page read: not sources of their own
+    claimed: list[str] = field(
+        default_factory=list
+    )  # spec files an older page read: not sources of their own
 
     @property
     def listed(self) -> list[int]:
@@ -193,11 +210,30 @@ class DatabaseFile:
         """The nodes and edges in arrays, as the graph is built from them."""
         n = len(self.hashes)
         out = NodeColumns(
-            hashes="".join(self.hashes).encode("ascii"), kinds=array("B", self.kinds), compiler_sources=array("B", self.compiler_sources),
-            compiler_targets=array("i", self.compiler_targets) if len(self.compiler_targets) == n else array("i", [-1]) * n,
-            external_paths=dict(self.external_paths), sizes=dict(self.sizes), edge_from=array("i", self.edge_from),
-            edge_to=array("i", self.edge_to), edge_types=array("B", self.edge_types))
-        for column, values in zip(NODE_COLUMNS, (self.names, self.versions, self.compilers, self.platforms, self.oss, self.targets, self.variants)):
+            hashes="".join(self.hashes).encode("ascii"),
+            kinds=array("B", self.kinds),
+            compiler_sources=array("B", self.compiler_sources),
+            compiler_targets=array("i", self.compiler_targets)
+            if len(self.compiler_targets) == n
+            else array("i", [-1]) * n,
+            external_paths=dict(self.external_paths),
+            sizes=dict(self.sizes),
+            edge_from=array("i", self.edge_from),
+            edge_to=array("i", self.edge_to),
+            edge_types=array("B", self.edge_types),
+        )
+        for column, values in zip(
+            NODE_COLUMNS,
+            (
+                self.names,
+                self.versions,
+                self.compilers,
+                self.platforms,
+                self.oss,
+                self.targets,
+                self.variants,
+            ),
+        ):
             out.tables[column], out.codes[column] = coded(values)
         out.virtual_sets, out.edge_virtuals = coded([(), *self.edge_virtuals])
         del out.edge_virtuals[0]  # () first: code 0 is "no virtuals"
@@ -209,8 +245,19 @@ class DatabaseFile:
         position = dict(zip(self.hashes, range(len(self.hashes))))
         mapped = []
         taken = []  # (my node, its record's position in other): their compiler edges map later
-        columns = ("hashes", "names", "versions", "compilers", "platforms", "oss", "targets", "variants")
-        self.compiler_targets.extend(array("i", [-1]) * (len(self.hashes) - len(self.compiler_targets)))
+        columns = (
+            "hashes",
+            "names",
+            "versions",
+            "compilers",
+            "platforms",
+            "oss",
+            "targets",
+            "variants",
+        )
+        self.compiler_targets.extend(
+            array("i", [-1]) * (len(self.hashes) - len(self.compiler_targets))
+        )
         for at, hash_ in enumerate(other.hashes):
             mine = position.get(hash_)
             if mine is None:
@@ -270,7 +317,13 @@ def read_database(data: bytes, source: str, check_version: bool = True) -> Datab
 def version_problems(version: str, source: str) -> list[LoadProblem]:
     if _known_version(version):
         return []
-    return [LoadProblem(source, f"database version {version!r} is not one cachetui knows (5 to 8); read as version 8", "warning")]
+    return [
+        LoadProblem(
+            source,
+            f"database version {version!r} is not one cachetui knows (5 to 8); read as version 8",
+            "warning",
+        )
+    ]
 
 
 @contextmanager
@@ -292,7 +345,9 @@ def _known_version(version: str) -> bool:
     return bool(re.fullmatch(r"0(\.\d+)+|[1-4]", version))
 
 
-def _decode(data: bytes, source: str) -> tuple[str, list[tuple[str, _Node, Said]], list[LoadProblem]]:
+def _decode(
+    data: bytes, source: str
+) -> tuple[str, list[tuple[str, _Node, Said]], list[LoadProblem]]:
     """(database version, [(installs key, node, in_buildcache)], problems)."""
     problems: list[LoadProblem] = []
     try:
@@ -308,7 +363,10 @@ def _decode(data: bytes, source: str) -> tuple[str, list[tuple[str, _Node, Said]
         raise NotADatabase(f"not valid JSON ({error})") from None
     # Database 5 and older key a record's spec by package name: the node decoded above is
     # then empty (no name, no version), and the record is read again in that form.
-    if records and all(node.name is None and node.version is None and node.versions is None for _, node, _ in records[:50]):
+    if records and all(
+        node.name is None and node.version is None and node.versions is None
+        for _, node, _ in records[:50]
+    ):
         version, records = _decode_loose(data, source, problems, by_name=True)
     return version, records, problems
 
@@ -333,7 +391,7 @@ def _decode_loose(data: bytes, source: str, problems: list[LoadProblem], by_name
                 record = _DECODE_RECORD_BY_NAME.decode(raw)
                 if len(record.spec) != 1:
                     raise ValueError(f"spec should hold one package, holds {len(record.spec)}")
-                (name, node), = record.spec.items()
+                ((name, node),) = record.spec.items()
                 if node.name is None:
                     node.name = name
                 records.append((key, node, _said(record)))
@@ -344,7 +402,9 @@ def _decode_loose(data: bytes, source: str, problems: list[LoadProblem], by_name
             bad.append(f"{_shown(key)} ({error})")
     if bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
-        problems.append(LoadProblem(source, f"{len(bad)} install record(s) skipped: {'; '.join(bad[:3])}{more}"))
+        problems.append(
+            LoadProblem(source, f"{len(bad)} install record(s) skipped: {'; '.join(bad[:3])}{more}")
+        )
     return version, records
 
 
@@ -378,8 +438,12 @@ def _version_text(version: Any) -> str:
 # -- normalising ----------------------------------------------------------------------
 
 
-def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, Said]], source: str,
-                      edge_aliases: dict[str, str] | None = None) -> None:
+def normalise_records(
+    db: DatabaseFile,
+    records: list[tuple[str, _Node, Said]],
+    source: str,
+    edge_aliases: dict[str, str] | None = None,
+) -> None:
     """Fill `db`'s columns from the records. Column by column, with each repeated text
     (architecture, parameters, compiler, edge type) decoded once: a loop over a million
     records that did everything per record took four times as long. (`edge_aliases`: what a
@@ -436,11 +500,24 @@ def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, Said]], 
     for start in range(0, len(with_edges), _EDGE_BATCH):
         batch = with_edges[start : start + _EDGE_BATCH]
         lists = _edge_lists([nodes[at] for at in batch], [hashes[at] for at in batch], bad)
-        _add_edges(db, position, [at for at, edges in zip(batch, lists) if edges for _ in edges],
-                   [edge for edges in lists if edges for edge in edges], edge_kinds, found, edge_aliases)
+        _add_edges(
+            db,
+            position,
+            [at for at, edges in zip(batch, lists) if edges for _ in edges],
+            [edge for edges in lists if edges for edge in edges],
+            edge_kinds,
+            found,
+            edge_aliases,
+        )
     if bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
-        db.problems.append(LoadProblem(source, f"dependencies of {len(bad)} record(s) unreadable, left out: {'; '.join(bad[:3])}{more}", "warning"))
+        db.problems.append(
+            LoadProblem(
+                source,
+                f"dependencies of {len(bad)} record(s) unreadable, left out: {'; '.join(bad[:3])}{more}",
+                "warning",
+            )
+        )
     db.compiler_targets = array("i", [-1]) * len(db.hashes)
     for at, (_, target) in found.items():
         db.compiler_targets[at] = target
@@ -450,13 +527,20 @@ def normalise_records(db: DatabaseFile, records: list[tuple[str, _Node, Said]], 
             if version or (name != UNKNOWN and sources[at] == _NONE):
                 db.compilers[at] = f"{name}@{version}" if version else name
                 sources[at] = _DEPENDENCY
-    db.compiler_sources = array("B", sources) + array("B", [_NONE]) * (len(db.hashes) - len(sources))
+    db.compiler_sources = array("B", sources) + array("B", [_NONE]) * (
+        len(db.hashes) - len(sources)
+    )
 
 
 def _edge_lists(nodes: list[_Node], hashes: list[str], bad: list[str]) -> list[list[_Edge] | None]:
     """Each node's edges, decoded in one go (one at a time if some node's are malformed)."""
     try:
-        return [_edge_list(e) if e else None for e in _DECODE_EDGE_LISTS.decode(b"[" + b",".join(bytes(n.dependencies) for n in nodes) + b"]")]
+        return [
+            _edge_list(e) if e else None
+            for e in _DECODE_EDGE_LISTS.decode(
+                b"[" + b",".join(bytes(n.dependencies) for n in nodes) + b"]"
+            )
+        ]
     except (msgspec.ValidationError, msgspec.DecodeError):
         pass
     lists: list[list[_Edge] | None] = []
@@ -470,11 +554,20 @@ def _edge_lists(nodes: list[_Node], hashes: list[str], bad: list[str]) -> list[l
     return lists
 
 
-def _add_edges(db: DatabaseFile, position: dict[str, int], sources: list[int], edges: list[_Edge],
-               kinds: dict[bytes, tuple[int, tuple[str, ...]]], found: dict[int, tuple[int, int]],
-               aliases: dict[str, str] | None = None) -> None:
+def _add_edges(
+    db: DatabaseFile,
+    position: dict[str, int],
+    sources: list[int],
+    edges: list[_Edge],
+    kinds: dict[bytes, tuple[int, tuple[str, ...]]],
+    found: dict[int, tuple[int, int]],
+    aliases: dict[str, str] | None = None,
+) -> None:
     """Add edges (edges[i] leaves node sources[i]), column by column."""
-    targets = [edge.hash or edge.underscore_hash or edge.full_hash or edge.build_hash or "" for edge in edges]
+    targets = [
+        edge.hash or edge.underscore_hash or edge.full_hash or edge.build_hash or ""
+        for edge in edges
+    ]
     if aliases:
         targets = [aliases.get(target, target) for target in targets]
     to = list(map(position.get, targets))
@@ -486,7 +579,11 @@ def _add_edges(db: DatabaseFile, position: dict[str, int], sources: list[int], e
                 target = position[hash_] = _add_unresolved(db, hash_, edges[i].name or UNKNOWN)
             to[i] = target
         keep = [i for i, target in enumerate(to) if target is not None]
-        sources, edges, to = [sources[i] for i in keep], [edges[i] for i in keep], [to[i] for i in keep]
+        sources, edges, to = (
+            [sources[i] for i in keep],
+            [edges[i] for i in keep],
+            [to[i] for i in keep],
+        )
     raws = [bytes(edge.parameters) for edge in edges]
     for i in [i for i, raw in enumerate(raws) if raw == b"null"]:
         raws[i] = b"t" + bytes(edges[i].type)  # spec formats 1-3
@@ -497,24 +594,38 @@ def _add_edges(db: DatabaseFile, position: dict[str, int], sources: list[int], e
     db.edge_to.extend(to)
     db.edge_types.extend([bits for bits, _ in edge_kinds])
     db.edge_virtuals.extend([virtuals for _, virtuals in edge_kinds])
-    for i in [i for i, (_, virtuals) in enumerate(edge_kinds) if virtuals and not _LANGUAGES_SET.isdisjoint(virtuals)]:
+    for i in [
+        i
+        for i, (_, virtuals) in enumerate(edge_kinds)
+        if virtuals and not _LANGUAGES_SET.isdisjoint(virtuals)
+    ]:
         virtuals, at = edge_kinds[i][1], sources[i]
         rank = min(LANGUAGES.index(v) for v in virtuals if v in _LANGUAGES_SET)
         if at not in found or rank < found[at][0]:
             found[at] = (rank, to[i])
 
 
-def _valid_records(records: list[tuple[str, _Node, Said]], db: DatabaseFile, source: str) -> list[tuple[str, _Node, Said]]:
+def _valid_records(
+    records: list[tuple[str, _Node, Said]], db: DatabaseFile, source: str
+) -> list[tuple[str, _Node, Said]]:
     """The records whose key (or, failing that, node) holds a 32-character hash, keys lower-cased."""
     keys = [key for key, _, _ in records]
-    if len(set(keys)) == len(keys) and not (set(map(len, keys)) - {32}) and _BASE32_RUN.fullmatch("".join(keys)):
+    if (
+        len(set(keys)) == len(keys)
+        and not (set(map(len, keys)) - {32})
+        and _BASE32_RUN.fullmatch("".join(keys))
+    ):
         return records  # the common case, checked in bulk
     valid, bad = [], []
     seen: set[str] = set()
     for key, node, in_buildcache in records:
         hash_ = key.strip().lower()
         if not HASH_RE.match(hash_):
-            hash_ = (node.hash or node.underscore_hash or node.full_hash or node.build_hash or "").strip().lower()
+            hash_ = (
+                (node.hash or node.underscore_hash or node.full_hash or node.build_hash or "")
+                .strip()
+                .lower()
+            )
             if not HASH_RE.match(hash_):
                 bad.append(_shown(key))
                 continue
@@ -523,7 +634,12 @@ def _valid_records(records: list[tuple[str, _Node, Said]], db: DatabaseFile, sou
             valid.append((hash_, node, in_buildcache))
     if bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
-        db.problems.append(LoadProblem(source, f"{len(bad)} install record(s) without a valid 32-character hash skipped: {', '.join(bad[:3])}{more}"))
+        db.problems.append(
+            LoadProblem(
+                source,
+                f"{len(bad)} install record(s) without a valid 32-character hash skipped: {', '.join(bad[:3])}{more}",
+            )
+        )
     return valid
 
 

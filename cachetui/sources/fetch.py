@@ -78,7 +78,7 @@ def normalise_url(url: str) -> str:
     """s3://spack-binaries/X is served over HTTPS at binaries.spack.io; other URLs are unchanged."""
     scheme, sep, rest = url.partition("://")
     if sep and scheme.lower() == "s3" and rest.startswith("spack-binaries/"):
-        return SPACK_MIRROR + rest[len("spack-binaries/"):]
+        return SPACK_MIRROR + rest[len("spack-binaries/") :]
     return url
 
 
@@ -91,9 +91,15 @@ def join_url(base: str, relative: str) -> str:
     return base + relative.lstrip("/")  # s3://: urljoin does not know the scheme
 
 
-def fetch(url: str, cache_dir: Path | None, *, timeout: float = DEFAULT_TIMEOUT,
-          max_bytes: int = MAX_DOWNLOAD_BYTES, progress: Progress | None = None,
-          hash_url: str | None = None) -> Fetched:
+def fetch(
+    url: str,
+    cache_dir: Path | None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_bytes: int = MAX_DOWNLOAD_BYTES,
+    progress: Progress | None = None,
+    hash_url: str | None = None,
+) -> Fetched:
     """A local file holding the body of `url`, downloaded or revalidated from `cache_dir`."""
     url = normalise_url(url)
     scheme = _scheme(url)
@@ -110,7 +116,9 @@ def fetch(url: str, cache_dir: Path | None, *, timeout: float = DEFAULT_TIMEOUT,
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise FetchError(url, f"cannot create the download cache {directory}: {_os_reason(error)}") from None
+            raise FetchError(
+                url, f"cannot create the download cache {directory}: {_os_reason(error)}"
+            ) from None
     name = hashlib.blake2b(url.encode(), digest_size=16).hexdigest()
     body, meta_path = directory / name, directory / (name + ".json")
     cached = _load_meta(meta_path, body, url) if cache_dir is not None else None
@@ -137,7 +145,13 @@ def fetch(url: str, cache_dir: Path | None, *, timeout: float = DEFAULT_TIMEOUT,
     if validators is None:  # 304 Not Modified
         return Fetched(url, body, True, None)
     if cache_dir is not None:
-        meta = {"url": url, **validators, "hash": remote_hash, "size": body.stat().st_size, "fetched_at": time.time()}
+        meta = {
+            "url": url,
+            **validators,
+            "hash": remote_hash,
+            "size": body.stat().st_size,
+            "fetched_at": time.time(),
+        }
         _write_atomic(meta_path, json.dumps(meta).encode(), url)
     return Fetched(url, body, False, None)
 
@@ -202,7 +216,9 @@ def _gunzip(handle: BinaryIO, source: str, max_bytes: int) -> bytes:
                 inflater = zlib.decompressobj(wbits=31)
             out += inflater.decompress(data, max_bytes - len(out) + 1)
             if len(out) > max_bytes:
-                raise FetchError(source, f"decompressed data larger than the {max_bytes:,}-byte limit")
+                raise FetchError(
+                    source, f"decompressed data larger than the {max_bytes:,}-byte limit"
+                )
             data = inflater.unconsumed_tail or inflater.unused_data
     except zlib.error as error:
         detail = str(error).split(": ", 1)[-1]  # drop zlib's "Error -3 while decompressing data"
@@ -252,8 +268,12 @@ def _load_meta(meta_path: Path, body: Path, url: str) -> dict[str, Any] | None:
         size = body.stat().st_size
     except (OSError, ValueError):
         return None
-    if (not isinstance(meta, dict) or meta.get("url") != url or meta.get("size") != size
-            or not isinstance(meta.get("fetched_at"), (int, float))):
+    if (
+        not isinstance(meta, dict)
+        or meta.get("url") != url
+        or meta.get("size") != size
+        or not isinstance(meta.get("fetched_at"), (int, float))
+    ):
         return None
     return meta
 
@@ -281,8 +301,11 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
 
 
 def _open(url: str, timeout: float, method: str = "GET", headers: dict[str, str] | None = None):
-    request = urllib.request.Request(url, method=method, headers={
-        "User-Agent": USER_AGENT, "Accept-Encoding": "identity", **(headers or {})})
+    request = urllib.request.Request(
+        url,
+        method=method,
+        headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity", **(headers or {})},
+    )
     return urllib.request.build_opener(_Redirects).open(request, timeout=timeout)
 
 
@@ -303,8 +326,14 @@ def _fetch_hash(hash_url: str, timeout: float) -> str | None:
     return data.strip().decode("ascii", "replace") or None
 
 
-def _download(url: str, body: Path, timeout: float, max_bytes: int, progress: Progress | None,
-              headers: dict[str, str]) -> dict[str, str | None] | None:
+def _download(
+    url: str,
+    body: Path,
+    timeout: float,
+    max_bytes: int,
+    progress: Progress | None,
+    headers: dict[str, str],
+) -> dict[str, str | None] | None:
     """Stream `url` into `body` (replaced atomically); its validators, or None on 304."""
     temp = None
     try:
@@ -315,7 +344,9 @@ def _download(url: str, body: Path, timeout: float, max_bytes: int, progress: Pr
             fd, temp = tempfile.mkstemp(dir=body.parent, prefix=body.name + ".", suffix=".part")
             got, last_report = 0, float("-inf")
             with os.fdopen(fd, "wb") as out:
-                while chunk := response.read1(CHUNK):  # what has arrived: progress keeps moving on slow links
+                while chunk := response.read1(
+                    CHUNK
+                ):  # what has arrived: progress keeps moving on slow links
                     got += len(chunk)
                     if got > max_bytes:
                         raise FetchError(url, f"larger than the {max_bytes:,}-byte download limit")
@@ -333,7 +364,10 @@ def _download(url: str, body: Path, timeout: float, max_bytes: int, progress: Pr
             _unlink(body.with_name(body.name + ".json"))
             os.replace(temp, body)
             temp = None
-            return {"etag": response.headers.get("ETag"), "last_modified": response.headers.get("Last-Modified")}
+            return {
+                "etag": response.headers.get("ETag"),
+                "last_modified": response.headers.get("Last-Modified"),
+            }
     except urllib.error.HTTPError as error:
         error.close()
         if error.code == 304:
@@ -388,7 +422,9 @@ def _error(url: str, error: BaseException, timeout: float) -> FetchError:
         return _Unreachable(url, "connection closed without a response")
     if isinstance(error, http.client.HTTPException):
         return _Unreachable(url, f"bad HTTP response ({type(error).__name__})")
-    if isinstance(error, urllib.error.URLError):  # (an OSError) with a message, e.g. "unknown url type"
+    if isinstance(
+        error, urllib.error.URLError
+    ):  # (an OSError) with a message, e.g. "unknown url type"
         return FetchError(url, str(error.reason).splitlines()[0])
     if isinstance(error, OSError):
         return _Unreachable(url, _os_reason(error))
@@ -403,4 +439,8 @@ def _host_port(url: str) -> tuple[str, int]:
 
 
 def _os_reason(error: OSError) -> str:
-    return error.strerror.lower() if error.strerror else (str(error).splitlines() or [type(error).__name__])[0]
+    return (
+        error.strerror.lower()
+        if error.strerror
+        else (str(error).splitlines() or [type(error).__name__])[0]
+    )

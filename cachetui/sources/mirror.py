@@ -96,20 +96,34 @@ SPEC_FILE_SUFFIXES = (".spec.json.sig", ".spec.json", ".spec.yaml")
 
 @dataclass(frozen=True)
 class BinaryFiles:
-    spec_file: str | None = None  # v2: the spec file the mirror holds (signed unless found otherwise)
+    spec_file: str | None = (
+        None  # v2: the spec file the mirror holds (signed unless found otherwise)
+    )
     tarball: str | None = None  # v2 only: in v3 the tarball's checksum is in the spec manifest
     manifest: str | None = None  # v3: the spec manifest
 
 
-def binary_files(origin_root: str | None, layout: int | None, name: str, version: str, hash_: str,
-                 platform: str, os_: str, target: str, compiler: str, spec_suffix: str | None = None) -> BinaryFiles:
+def binary_files(
+    origin_root: str | None,
+    layout: int | None,
+    name: str,
+    version: str,
+    hash_: str,
+    platform: str,
+    os_: str,
+    target: str,
+    compiler: str,
+    spec_suffix: str | None = None,
+) -> BinaryFiles:
     """The URLs (or paths) of a binary's files in its mirror, by Spack's naming rules
     (`spec_suffix`: which spec file a v2 mirror was found to hold; signed when not known)."""
     if origin_root is None:
         return BinaryFiles()
     root = origin_root.rstrip("/")
     if layout == 3:
-        return BinaryFiles(manifest=f"{root}/v3/manifests/spec/{name}/{name}-{version}-{hash_}.spec.manifest.json")
+        return BinaryFiles(
+            manifest=f"{root}/v3/manifests/spec/{name}/{name}-{version}-{hash_}.spec.manifest.json"
+        )
     if layout != 2:
         return BinaryFiles()
     stem = v2_stem(name, version, hash_, platform, os_, target, compiler)
@@ -119,12 +133,16 @@ def binary_files(origin_root: str | None, layout: int | None, name: str, version
     )
 
 
-def v2_stem(name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str) -> str:
+def v2_stem(
+    name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str
+) -> str:
     """`linux-ubuntu22.04-x86_64_v3-gcc-11.4.0-zlib-1.3-<hash>`: how a v2 mirror names a binary's files."""
     return f"{platform}-{os_}-{target}-{v2_compiler(compiler)}-{name}-{version}-{hash_}"
 
 
-def v2_tarball_path(name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str) -> str:
+def v2_tarball_path(
+    name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str
+) -> str:
     """A binary's tarball below its v2 mirror root: `build_cache/<arch>/<compiler>/<name>-<version>/<stem>.spack`.
     cache.spack.io's summaries wrote their `tarball` URLs by this rule too."""
     head, tail = v2_tarball_around_hash(name, version, platform, os_, target, v2_compiler(compiler))
@@ -137,7 +155,9 @@ def v2_compiler(compiler: str) -> str:
     return f"{compiler_name}-{compiler_version}" if compiler_version else "none-none"
 
 
-def v2_tarball_around_hash(name: str, version: str, platform: str, os_: str, target: str, comp: str) -> tuple[str, str]:
+def v2_tarball_around_hash(
+    name: str, version: str, platform: str, os_: str, target: str, comp: str
+) -> tuple[str, str]:
     """(before the hash, after it) in v2_tarball_path, for a compiler written by v2_compiler:
     what every binary of one build shares."""
     arch = f"{platform}-{os_}-{target}"
@@ -170,7 +190,14 @@ def _blob_of(data: bytes, source: str, media_type: str, what: str, names: str) -
     for record in records if isinstance(records, list) else ():
         if isinstance(record, dict) and str(record.get("mediaType", "")).startswith(media_type):
             algorithm, checksum = record.get("checksumAlgorithm"), record.get("checksum")
-            if isinstance(algorithm, str) and isinstance(checksum, str) and re.fullmatch(r"[a-z0-9]+", algorithm) and re.fullmatch(r"[0-9a-f]{8,128}", checksum):
+            if (
+                isinstance(algorithm, str)
+                and isinstance(checksum, str)
+                and re.fullmatch(r"[a-z0-9]+", algorithm)
+                and re.fullmatch(r"[0-9a-f]{8,128}", checksum)
+            ):
                 return f"blobs/{algorithm}/{checksum[:2]}/{checksum}"
             raise FetchError(source, f"{what} names {names} without a valid checksum")
-    raise FetchError(source, f"{what} names no {names.removeprefix('a ')} (no data record of type {media_type}…)")
+    raise FetchError(
+        source, f"{what} names no {names.removeprefix('a ')} (no data record of type {media_type}…)"
+    )

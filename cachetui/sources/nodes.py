@@ -115,13 +115,21 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
     out = NodeColumns(hashes=hashes[np.sort(first)].tobytes())
     for column in NODE_COLUMNS:
         table: dict[Any, int] = {}
-        merged = np.concatenate([_codes_into(table, i.tables[column])[np.frombuffer(i.codes[column], dtype=np.int32)]
-                                 for i in inputs])
+        merged = np.concatenate(
+            [
+                _codes_into(table, i.tables[column])[np.frombuffer(i.codes[column], dtype=np.int32)]
+                for i in inputs
+            ]
+        )
         out.tables[column] = list(table)
         out.codes[column] = merged[kept].astype(np.int32)
     out.kinds = kinds[kept]
-    sources = np.concatenate([np.frombuffer(i.compiler_sources, dtype=np.uint8) for i in inputs])[kept]
-    targets = np.concatenate([_shifted(i.compiler_targets, b, i.n_nodes) for i, b in zip(inputs, base[:-1].tolist())])
+    sources = np.concatenate([np.frombuffer(i.compiler_sources, dtype=np.uint8) for i in inputs])[
+        kept
+    ]
+    targets = np.concatenate(
+        [_shifted(i.compiler_targets, b, i.n_nodes) for i, b in zip(inputs, base[:-1].tolist())]
+    )
     # A compiler named by an edge, now that its node may have been found in another part.
     chosen = targets[kept]
     has = (chosen >= 0) & (sources != _LEGACY_COMPILER)
@@ -131,11 +139,19 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
     with_version = np.array([bool(v) for v in versions], dtype=bool)
     has &= with_version[out.codes["version"][np.maximum(target_node, 0)]]
     if has.any():
-        pairs = np.stack((out.codes["name"][target_node[has]], out.codes["version"][target_node[has]]), axis=1)
+        pairs = np.stack(
+            (out.codes["name"][target_node[has]], out.codes["version"][target_node[has]]), axis=1
+        )
         distinct, inverse = np.unique(pairs, axis=0, return_inverse=True)
         compilers = {c: i for i, c in enumerate(out.tables["compiler"])}
         names = out.tables["name"]
-        lut = np.array([compilers.setdefault(f"{names[a]}@{versions[b]}", len(compilers)) for a, b in distinct.tolist()], dtype=np.int32)
+        lut = np.array(
+            [
+                compilers.setdefault(f"{names[a]}@{versions[b]}", len(compilers))
+                for a, b in distinct.tolist()
+            ],
+            dtype=np.int32,
+        )
         out.tables["compiler"] = list(compilers)
         out.codes["compiler"][has] = lut[inverse.reshape(-1)]
         sources[has] = _DEPENDENCY_COMPILER
@@ -159,7 +175,11 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
         edge_from.append(node[sources_[keep]])
         edge_to.append(node[np.frombuffer(i.edge_to, dtype=np.int32)[keep] + b])
         edge_types.append(np.frombuffer(i.edge_types, dtype=np.uint8)[keep])
-        edge_virtuals.append(_codes_into(virtual_code, i.virtual_sets)[np.frombuffer(i.edge_virtuals, dtype=np.int32)[keep]])
+        edge_virtuals.append(
+            _codes_into(virtual_code, i.virtual_sets)[
+                np.frombuffer(i.edge_virtuals, dtype=np.int32)[keep]
+            ]
+        )
     if edge_from:
         out.edge_from = np.concatenate(edge_from).astype(np.int32)
         out.edge_to = np.concatenate(edge_to).astype(np.int32)

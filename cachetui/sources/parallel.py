@@ -16,8 +16,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from types import TracebackType
 
-from cachetui.sources.columns import ColumnChunk
 from cachetui.sources import split
+from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.split import Plan
 
 # Below this many files, reading in-process beats starting loader processes.
@@ -50,8 +50,12 @@ class LoaderPool:
                 _start_resource_tracker()
                 # spawn, not fork: the app loads from a thread, and forking a threaded
                 # process is unsafe.
-                self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
-                for _ in range(self.workers):  # one task a process: each starts now (they start on demand)
+                self.executor = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn")
+                )
+                for _ in range(
+                    self.workers
+                ):  # one task a process: each starts now (they start on demand)
                     self.executor.submit(_ready)
             except _POOL_FAULTS:
                 self.close()
@@ -65,7 +69,12 @@ class LoaderPool:
     def __enter__(self) -> LoaderPool:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.close()
 
 
@@ -96,8 +105,14 @@ def expect_many_files(sources: list[str]) -> bool:
     return False
 
 
-def read_chunks(files: list, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
-                workers: int | None = None, pool: LoaderPool | None = None, sizes: dict[str, int] | None = None) -> Iterator[ColumnChunk]:
+def read_chunks(
+    files: list,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    workers: int | None = None,
+    pool: LoaderPool | None = None,
+    sizes: dict[str, int] | None = None,
+) -> Iterator[ColumnChunk]:
     """Chunks of `files` (paths or SourceFiles) in order. Many files are read by loader
     processes (`pool`'s, else a pool of `workers` started here), a batch a process; a large
     build-cache index in parts, by all of them (sources/split.py); a few small files
@@ -106,9 +121,14 @@ def read_chunks(files: list, progress: Progress | None = None, cancelled: Callab
     stamps) spares a stat a file when looking for large ones."""
     from cachetui.sources import large_database
 
-    units = _units(files, lambda f: _maybe_large(f, sizes) and large_database(f) or None, workers, pool)
+    units = _units(
+        files, lambda f: _maybe_large(f, sizes) and large_database(f) or None, workers, pool
+    )
     own = None
-    if any(unit.plan for unit in units) or sum(len(unit.files) for unit in units) >= PARALLEL_MIN_FILES:
+    if (
+        any(unit.plan for unit in units)
+        or sum(len(unit.files) for unit in units) >= PARALLEL_MIN_FILES
+    ):
         if pool is None or pool.executor is None:
             own = pool = LoaderPool(workers).start()
     else:
@@ -154,10 +174,19 @@ def _maybe_large(file: object, sizes: dict[str, int] | None) -> bool:
     return size is None or size > split.SPLIT_BYTES
 
 
-def _units(files: list, large: Callable[[object], Plan | None], workers: int | None, pool: LoaderPool | None) -> list[_Unit]:
+def _units(
+    files: list,
+    large: Callable[[object], Plan | None],
+    workers: int | None,
+    pool: LoaderPool | None,
+) -> list[_Unit]:
     plans = {at: plan for at, file in enumerate(files) if (plan := large(file)) is not None}
     small = len(files) - len(plans)
-    count = pool.workers if pool is not None and pool.executor is not None else workers or default_workers()
+    count = (
+        pool.workers
+        if pool is not None and pool.executor is not None
+        else workers or default_workers()
+    )
     if small < PARALLEL_MIN_FILES and not plans:
         count = 1
     # Many small batches: when one process takes the last, the others wait for it to finish.
@@ -191,12 +220,17 @@ def _submit(pool: LoaderPool | None, unit: _Unit) -> list[Future] | None:
         if unit.plan is None:
             return [pool.executor.submit(read_batch, unit.files)]
         plan = unit.plan
-        return [pool.executor.submit(read_part, plan.path, start, end, plan.version, plan.name) for start, end in plan.ranges]
+        return [
+            pool.executor.submit(read_part, plan.path, start, end, plan.version, plan.name)
+            for start, end in plan.ranges
+        ]
     except _POOL_FAULTS:
         return None
 
 
-def _collect(unit: _Unit, futures: list[Future] | None, part_done: Callable[[int], None]) -> ColumnChunk:
+def _collect(
+    unit: _Unit, futures: list[Future] | None, part_done: Callable[[int], None]
+) -> ColumnChunk:
     """The unit's chunk: from its tasks' results, else read here. `part_done(rows)` hears of
     a large file's binaries read so far, part by part."""
     from cachetui.sources import read_batch, read_large
@@ -224,7 +258,9 @@ def _collect(unit: _Unit, futures: list[Future] | None, part_done: Callable[[int
                 results = None
             if results is not None:
                 parts = [nodes for nodes, _ in results]
-                return read_large(unit.plan, source, origin, parts, [p for _, said in results for p in said])
+                return read_large(
+                    unit.plan, source, origin, parts, [p for _, said in results for p in said]
+                )
         parts, problems = read_parts_in_process(unit.plan)
         return read_large(unit.plan, source, origin, parts, problems)
     except PartUnreadable:  # cut in a wrong place: read whole, as a small file is

@@ -21,8 +21,24 @@ import msgspec
 
 from cachetui.model import LoadProblem
 from cachetui.sources import SourceFile, Stamp, discover_stamped, stamp_of
-from cachetui.sources.fetch import FetchError, Fetched, fetch, is_url, join_url, normalise_url, read_body
-from cachetui.sources.mirror import V2_INDEX, V3_INDEX, Origin, index_blob_of, labels_of, origin_of, spec_blob_of
+from cachetui.sources.fetch import (
+    Fetched,
+    FetchError,
+    fetch,
+    is_url,
+    join_url,
+    normalise_url,
+    read_body,
+)
+from cachetui.sources.mirror import (
+    V2_INDEX,
+    V3_INDEX,
+    Origin,
+    index_blob_of,
+    labels_of,
+    origin_of,
+    spec_blob_of,
+)
 
 # (url, bytes done, bytes in all or None): a download under way.
 DownloadProgress = Callable[[str, int, int | None], None]
@@ -41,7 +57,9 @@ class Resolved:
     problems: list[LoadProblem] = field(default_factory=list)
 
 
-def resolve(sources: list[str], cache_dir: Path | None, on_download: DownloadProgress | None = None) -> Resolved:
+def resolve(
+    sources: list[str], cache_dir: Path | None, on_download: DownloadProgress | None = None
+) -> Resolved:
     resolver = _Resolver(cache_dir, on_download)
     for source in sources:
         resolver.any(source, None)
@@ -55,14 +73,21 @@ class _Resolver:
         self.out = Resolved()
         self._maps_seen: set[str] = set()
 
-    def any(self, source: str, labels: tuple[str | None, str | None] | None, remote_base: bool = False) -> None:
+    def any(
+        self, source: str, labels: tuple[str | None, str | None] | None, remote_base: bool = False
+    ) -> None:
         """One source, whatever it is; whatever goes wrong is a problem naming it, and the
         other sources still load."""
         try:
             if is_url(source):
                 if remote_base and not re.match(r"(?i)^(https?|s3)://", source):
                     # A map fetched from a server names only what is on servers: never a file here.
-                    self.out.problems.append(LoadProblem(source, "a tag map fetched over the network may only list http(s) and s3 URLs; skipped"))
+                    self.out.problems.append(
+                        LoadProblem(
+                            source,
+                            "a tag map fetched over the network may only list http(s) and s3 URLs; skipped",
+                        )
+                    )
                 else:
                     self.url(source, labels)
             else:
@@ -72,7 +97,11 @@ class _Resolver:
         except RecursionError:
             self.out.problems.append(LoadProblem(source, "data is nested too deeply to read"))
         except (OSError, ValueError) as error:  # a NUL in a path, a malformed URL, ...
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or type(error).__name__
+            reason = (
+                error.strerror
+                if isinstance(error, OSError) and error.strerror
+                else str(error) or type(error).__name__
+            )
             self.out.problems.append(LoadProblem(source, f"cannot read: {reason}"))
 
     # -- local paths ----------------------------------------------------------------------
@@ -86,7 +115,10 @@ class _Resolver:
         if is_dir:
             files, stamps, problems = discover_stamped([path])
             self.out.stamps.extend(stamps)
-            self.out.problems.extend(p if p.source != path else LoadProblem(source, p.message, p.severity) for p in problems)
+            self.out.problems.extend(
+                p if p.source != path else LoadProblem(source, p.message, p.severity)
+                for p in problems
+            )
             for file, origin in _mirror_indexes(files):
                 self._local_file(file, origin, labels)
             return
@@ -96,13 +128,23 @@ class _Resolver:
         for file in files:
             head = _head(file)
             if _MAP_HEAD.match(head):
-                self.tag_map(file, read_body(Path(file), file, _MAP_MOST_BYTES), base=os.path.dirname(os.path.abspath(file)))
+                self.tag_map(
+                    file,
+                    read_body(Path(file), file, _MAP_MOST_BYTES),
+                    base=os.path.dirname(os.path.abspath(file)),
+                )
             else:
                 origin = origin_of(os.path.abspath(file))
                 self._local_file(file, origin if origin.root is not None else None, labels)
 
     def _local_file(self, file: str, origin: Origin | None, labels) -> None:
-        blob_of = index_blob_of if file.endswith("index.manifest.json") else spec_blob_of if file.endswith(".spec.manifest.json") else None
+        blob_of = (
+            index_blob_of
+            if file.endswith("index.manifest.json")
+            else spec_blob_of
+            if file.endswith(".spec.manifest.json")
+            else None
+        )
         if origin is not None and origin.layout == 3 and blob_of is not None:
             # The blob it names is read too: stamp it, so that a blob put right is seen.
             try:
@@ -138,7 +180,11 @@ class _Resolver:
             except FetchError as v2_error:
                 raise v2_error if v3_error.reason.startswith("not found") else v3_error from None
             if not v3_error.reason.startswith("not found"):
-                self.out.problems.append(LoadProblem(v3_error.url, f"{v3_error.reason}; read the v2 index instead", "warning"))
+                self.out.problems.append(
+                    LoadProblem(
+                        v3_error.url, f"{v3_error.reason}; read the v2 index instead", "warning"
+                    )
+                )
             self._add(fetched, _labelled(Origin(root.rstrip("/"), 2, *_tag_stack(root)), labels))
             return
         self._manifest(fetched, root.rstrip("/"), labels)
@@ -149,8 +195,14 @@ class _Resolver:
         head = _head(str(fetched.path))
         origin = origin_of(url)
         if _MAP_HEAD.match(head):
-            self.tag_map(url, read_body(fetched.path, url, _MAP_MOST_BYTES), base=url.rsplit("/", 1)[0])
-        elif _MANIFEST_HEAD.match(head) and origin.layout == 3 and url.endswith("index.manifest.json"):
+            self.tag_map(
+                url, read_body(fetched.path, url, _MAP_MOST_BYTES), base=url.rsplit("/", 1)[0]
+            )
+        elif (
+            _MANIFEST_HEAD.match(head)
+            and origin.layout == 3
+            and url.endswith("index.manifest.json")
+        ):
             self._manifest(fetched, origin.root or url.rsplit("/", 1)[0], labels)
         else:
             self._add(fetched, _labelled(origin, labels))
@@ -158,10 +210,14 @@ class _Resolver:
     def _manifest(self, fetched: Fetched, root: str, labels) -> None:
         """A v3 index manifest: fetch the database blob it names."""
         blob = index_blob_of(read_body(fetched.path, fetched.url, _MAP_MOST_BYTES), fetched.url)
-        self._add(self._fetch(join_url(root, blob)), _labelled(Origin(root, 3, *_tag_stack(root)), labels))
+        self._add(
+            self._fetch(join_url(root, blob)), _labelled(Origin(root, 3, *_tag_stack(root)), labels)
+        )
 
     def _fetch(self, url: str, hash_url: str | None = None) -> Fetched:
-        progress = (lambda done, total: self.on_download(url, done, total)) if self.on_download else None
+        progress = (
+            (lambda done, total: self.on_download(url, done, total)) if self.on_download else None
+        )
         return fetch(url, self.cache_dir, progress=progress, hash_url=hash_url)
 
     def _add(self, fetched: Fetched, origin: Origin) -> None:
@@ -185,16 +241,26 @@ class _Resolver:
             self.out.problems.append(LoadProblem(name, f"not valid JSON ({error})"))
             return
         if not isinstance(mapping, dict):
-            self.out.problems.append(LoadProblem(name, "a tag map should be a mapping of tags to lists of {label, url}"))
+            self.out.problems.append(
+                LoadProblem(name, "a tag map should be a mapping of tags to lists of {label, url}")
+            )
             return
         for tag, stacks in mapping.items():
             if not isinstance(stacks, list):
-                self.out.problems.append(LoadProblem(name, f"tag {tag!r}: should list {{label, url}} records; skipped"))
+                self.out.problems.append(
+                    LoadProblem(name, f"tag {tag!r}: should list {{label, url}} records; skipped")
+                )
                 continue
             for entry in stacks:
-                label, url = (entry.get("label"), entry.get("url")) if isinstance(entry, dict) else (None, None)
+                label, url = (
+                    (entry.get("label"), entry.get("url"))
+                    if isinstance(entry, dict)
+                    else (None, None)
+                )
                 if not isinstance(url, str) or not url.strip():
-                    self.out.problems.append(LoadProblem(name, f"tag {tag!r}: a record without a url; skipped"))
+                    self.out.problems.append(
+                        LoadProblem(name, f"tag {tag!r}: a record without a url; skipped")
+                    )
                     continue
                 labels = (str(tag), label if isinstance(label, str) and label.strip() else None)
                 url = url.strip()
@@ -224,7 +290,10 @@ def _looks_like_root(url: str) -> bool:
     last = path.rstrip("/").rsplit("/", 1)[-1]
     if url.endswith("/") or not last:
         return True
-    return not (re.search(r"\.(json|gz|md|sig|yaml)$", last, re.IGNORECASE) or re.fullmatch(r"[0-9a-f]{32,128}", last))
+    return not (
+        re.search(r"\.(json|gz|md|sig|yaml)$", last, re.IGNORECASE)
+        or re.fullmatch(r"[0-9a-f]{32,128}", last)
+    )
 
 
 def _tag_stack(root: str) -> tuple[str | None, tuple[str, ...]]:

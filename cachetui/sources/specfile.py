@@ -17,8 +17,17 @@ from typing import Any
 import msgspec
 
 from cachetui.model import LoadProblem
-from cachetui.sources.database import BINARY, DEPENDENCY_ONLY, NOT_IN_CACHE, DatabaseFile, NotADatabase, _DECODE_NODES, normalise_records, unreadable_as
 from cachetui.sources.clearsign import strip_clearsign
+from cachetui.sources.database import (
+    _DECODE_NODES,
+    BINARY,
+    DEPENDENCY_ONLY,
+    NOT_IN_CACHE,
+    DatabaseFile,
+    NotADatabase,
+    normalise_records,
+    unreadable_as,
+)
 from cachetui.sources.summary import load_yaml_safely, size_of
 
 MAX_SPEC_FILE_BYTES = 64 * 1024 * 1024
@@ -28,10 +37,16 @@ def looks_like_spec_file(head: bytes) -> bool:
     """A spec file's first bytes: an object whose keys include "spec" (with "nodes", or a
     list in format 1) near the start, or the keys only spec files have."""
     text = strip_clearsign(head).lstrip()
-    return bool(_SPEC_START.match(text)) or (text.startswith(b"{") and b'"spec"' in text[:400] and (b'"nodes"' in text or b'"_meta"' in text))
+    return bool(_SPEC_START.match(text)) or (
+        text.startswith(b"{")
+        and b'"spec"' in text[:400]
+        and (b'"nodes"' in text or b'"_meta"' in text)
+    )
 
 
-_SPEC_START = re.compile(rb'\{\s*"(spec|buildcache_layout_version|binary_cache_checksum)"\s*:\s*[\[{]')
+_SPEC_START = re.compile(
+    rb'\{\s*"(spec|buildcache_layout_version|binary_cache_checksum)"\s*:\s*[\[{]'
+)
 
 
 def read_spec_file(data: bytes, source: str) -> DatabaseFile:
@@ -52,7 +67,9 @@ _SPEC_YAML_START = re.compile(rb"(#[^\n]*\n\s*)*spec:[ \t]*\r?\n\s*- ")
 def read_spec_yaml(data: bytes, source: str) -> DatabaseFile:
     """One `*.spec.yaml`. Raises NotADatabase with a user-facing reason."""
     if len(data) > MAX_SPEC_FILE_BYTES:
-        raise NotADatabase(f"{len(data):,} bytes, over the {MAX_SPEC_FILE_BYTES:,}-byte limit for a spec file")
+        raise NotADatabase(
+            f"{len(data):,} bytes, over the {MAX_SPEC_FILE_BYTES:,}-byte limit for a spec file"
+        )
     try:
         document = load_yaml_safely(data.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -79,7 +96,16 @@ def _read_spec_document(document: Any, source: str) -> DatabaseFile:
         version = meta.get("version") if isinstance(meta, dict) else None
         nodes = spec.get("nodes")
     elif isinstance(spec, list):  # format 1: a list of {name: node}
-        version, nodes = 1, [dict(node, name=name) for item in spec if isinstance(item, dict) for name, node in item.items() if isinstance(node, dict)]
+        version, nodes = (
+            1,
+            [
+                dict(node, name=name)
+                for item in spec
+                if isinstance(item, dict)
+                for name, node in item.items()
+                if isinstance(node, dict)
+            ],
+        )
     else:
         raise NotADatabase("not a Spack spec file: no 'spec' with 'nodes'")
     if not isinstance(nodes, list) or not nodes:
@@ -88,7 +114,10 @@ def _read_spec_document(document: Any, source: str) -> DatabaseFile:
         typed = _DECODE_NODES.decode(msgspec.json.encode(nodes))
     except msgspec.ValidationError as error:
         raise NotADatabase(f"spec file nodes are not in a known shape ({error})") from None
-    records = [(_hash_text(raw) if isinstance(raw, dict) else "", node, True if at == 0 else None) for at, (raw, node) in enumerate(zip(nodes, typed))]
+    records = [
+        (_hash_text(raw) if isinstance(raw, dict) else "", node, True if at == 0 else None)
+        for at, (raw, node) in enumerate(zip(nodes, typed))
+    ]
     db = DatabaseFile(db_version=f"spec file v{version}" if version is not None else "spec file")
     normalise_records(db, records, source, edge_aliases(nodes, by_name=version == 1))
     for at in range(1, len(db.kinds)):
@@ -121,9 +150,18 @@ def edge_aliases(nodes: list[Any], by_name: bool) -> dict[str, str]:
                     if isinstance(edge.get(key), str):
                         aliases[edge[key]] = named
         return aliases
-    kind = next((key for node in nodes if isinstance(node, dict) and isinstance(node.get("dependencies"), list)
-                 for edge in node["dependencies"] if isinstance(edge, dict)
-                 for key in _EDGE_HASH_KEYS if key in edge), "hash")
+    kind = next(
+        (
+            key
+            for node in nodes
+            if isinstance(node, dict) and isinstance(node.get("dependencies"), list)
+            for edge in node["dependencies"]
+            if isinstance(edge, dict)
+            for key in _EDGE_HASH_KEYS
+            if key in edge
+        ),
+        "hash",
+    )
     for node in nodes:
         if isinstance(node, dict) and isinstance(node.get(kind), str) and own[id(node)]:
             aliases[node[kind]] = own[id(node)]
@@ -154,7 +192,9 @@ def read_old_page(front: dict[str, Any], page: str, tag: str) -> DatabaseFile:
     for name in names:
         path = os.path.normpath(os.path.join(directory, name))
         if os.path.dirname(path) != directory and not path.startswith(directory + os.sep):
-            merged.problems.append(LoadProblem(page, f"spec file {name!r} lies outside the page's directory; skipped"))
+            merged.problems.append(
+                LoadProblem(page, f"spec file {name!r} lies outside the page's directory; skipped")
+            )
             continue
         try:
             info = os.stat(path)
@@ -162,7 +202,9 @@ def read_old_page(front: dict[str, Any], page: str, tag: str) -> DatabaseFile:
                 raise NotADatabase("not a regular file")
             size = info.st_size
             if size > MAX_SPEC_FILE_BYTES:
-                raise NotADatabase(f"{size:,} bytes, over the {MAX_SPEC_FILE_BYTES:,}-byte limit for a spec file")
+                raise NotADatabase(
+                    f"{size:,} bytes, over the {MAX_SPEC_FILE_BYTES:,}-byte limit for a spec file"
+                )
             with open(path, "rb") as handle:
                 db = read_spec_file(handle.read(), path)
         except (OSError, ValueError) as error:  # (ValueError: a NUL in the name)

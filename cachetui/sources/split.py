@@ -23,7 +23,9 @@ SPLIT_BYTES = 96 * 1024 * 1024
 PART_BYTES = 32 * 1024 * 1024
 
 _EDGE_BYTES = 64 * 1024  # how much of each end is looked at for the document's frame
-_HEAD = re.compile(rb'\A\s*\{\s*"database"\s*:\s*\{\s*(?:"version"\s*:\s*("[^"\\]*"|[0-9.]+)\s*,\s*)?"installs"\s*:\s*\{')
+_HEAD = re.compile(
+    rb'\A\s*\{\s*"database"\s*:\s*\{\s*(?:"version"\s*:\s*("[^"\\]*"|[0-9.]+)\s*,\s*)?"installs"\s*:\s*\{'
+)
 _TAIL = re.compile(rb'\}\s*(?:,\s*"version"\s*:\s*("[^"\\]*"|[0-9.]+)\s*)?\}\s*\}\s*\Z')
 _RECORD = re.compile(rb',\s*"[a-z2-7]{32}"\s*:\s*\{')
 _WINDOW = 1024 * 1024  # searched for a record boundary after each cut point
@@ -36,7 +38,9 @@ class Plan:
     path: str  # the file holding the database (a v3 index blob, for a manifest)
     name: str  # how problems name it (the file or URL given)
     version: str | None  # the database version, as its JSON text (None: not in the file)
-    ranges: list[tuple[int, int]] = field(default_factory=list)  # [start, end) of each part's records
+    ranges: list[tuple[int, int]] = field(
+        default_factory=list
+    )  # [start, end) of each part's records
 
 
 def plan(path: str, name: str, size: int, part_bytes: int | None = None) -> Plan | None:
@@ -77,7 +81,9 @@ class PartUnreadable(Exception):
     """A part is not a run of whole records (a cut in a wrong place): read the file whole."""
 
 
-def read_part(path: str, start: int, end: int, version: str | None, name: str) -> tuple[NodeColumns, list[LoadProblem]]:
+def read_part(
+    path: str, start: int, end: int, version: str | None, name: str
+) -> tuple[NodeColumns, list[LoadProblem]]:
     """One part's records as a database of their own (run in a loader process): its nodes
     and edges in arrays, an edge to a record of another part leading to an UNRESOLVED node
     that the merge resolves. Raises PartUnreadable."""
@@ -86,7 +92,11 @@ def read_part(path: str, start: int, end: int, version: str | None, name: str) -
     with open(path, "rb") as handle:
         handle.seek(start)
         body = handle.read(end - start)
-    frame = b'{"database":{' + (b'"version":' + version.encode() + b"," if version else b"") + b'"installs":{'
+    frame = (
+        b'{"database":{'
+        + (b'"version":' + version.encode() + b"," if version else b"")
+        + b'"installs":{'
+    )
     try:
         db = read_database(frame + body + b"}}}", name, check_version=False)
     except NotADatabase as error:

@@ -13,7 +13,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from itertools import chain
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter, itemgetter
@@ -99,7 +98,12 @@ def load_yaml_safely(text: str) -> Any:
     class NoAliasLoader(yaml.SafeLoader):
         def compose_node(self, parent, index):
             if self.check_event(yaml.AliasEvent):
-                raise yaml.composer.ComposerError(None, None, "uses YAML aliases, which Spack and cache.spack.io never write (refused: a possible YAML bomb)", self.peek_event().start_mark)
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    "uses YAML aliases, which Spack and cache.spack.io never write (refused: a possible YAML bomb)",
+                    self.peek_event().start_mark,
+                )
             return super().compose_node(parent, index)
 
     return yaml.load(text, Loader=NoAliasLoader)
@@ -127,12 +131,19 @@ class SummaryFile:
     decoded: dict[bytes, tuple[str, ...]] = field(default_factory=dict)
     hashes: list[str] = field(default_factory=list)
 
-    def set_records(self, records: list[Any], columns: dict[str, list[Any]] | None = None,
-                    distinct: dict[str, set[Any]] | None = None, decoded: dict[bytes, tuple[str, ...]] | None = None) -> None:
+    def set_records(
+        self,
+        records: list[Any],
+        columns: dict[str, list[Any]] | None = None,
+        distinct: dict[str, set[Any]] | None = None,
+        decoded: dict[bytes, tuple[str, ...]] | None = None,
+    ) -> None:
         self.records = records
         self.hashes = list(map(attrgetter("hash"), records))
         self.columns = columns if columns is not None else _value_columns(records)
-        self.distinct = distinct if distinct is not None else {c: set(v) for c, v in self.columns.items()}
+        self.distinct = (
+            distinct if distinct is not None else {c: set(v) for c, v in self.columns.items()}
+        )
         self.decoded = decoded or {}
 
     def strings(self, value: Any) -> tuple[str, ...]:
@@ -159,7 +170,9 @@ class SummaryFile:
 def _build_parts(keys: set[tuple]) -> list[set[Any]]:
     """The distinct values of each of BUILD_COLUMNS among build keys (C-level passes)."""
     parts = [set(column) for column in zip(*keys)] if keys else [set() for _ in BUILD_COLUMNS]
-    parts[0] = {v[0] if isinstance(v, tuple) else v for v in parts[0]}  # versions: a few distinct tuples
+    parts[0] = {
+        v[0] if isinstance(v, tuple) else v for v in parts[0]
+    }  # versions: a few distinct tuples
     return parts
 
 
@@ -179,7 +192,9 @@ def _fast_columns(records: list[_FastRecord]) -> tuple[dict, dict, dict] | None:
         **{c: list(map(bytes, map(attrgetter(c), records))) for c in LIST_COLUMNS},
     }
     distinct = {c: set(v) for c, v in columns.items()}
-    versions, _, *arch = (set(map(itemgetter(at), distinct["build"])) for at in range(len(BUILD_COLUMNS)))
+    versions, _, *arch = (
+        set(map(itemgetter(at), distinct["build"])) for at in range(len(BUILD_COLUMNS))
+    )
     if not all(v and v[0] and v[0] == v[0].strip() for v in versions):
         return None
     if not all(value and value == value.strip() for values in arch for value in values):
@@ -209,7 +224,9 @@ _DECODED_MOST = 100_000
 
 def _decode_list(column: str, text: bytes) -> tuple[str, ...]:
     strings = _DECODE_STRINGS.decode(text)
-    return tuple(sorted(set(strings))) if column == "stacks" else strings  # a spec's stacks are a set
+    return (
+        tuple(sorted(set(strings))) if column == "stacks" else strings
+    )  # a spec's stacks are a set
 
 
 def read_summary(text: str, source: str, fallback_package: str = "") -> SummaryFile:
@@ -280,7 +297,11 @@ def _summary_from(front: dict[str, Any], source: str, fallback_package: str) -> 
         if not fallback_package:
             raise NotASummary("front matter has no title (the package name)")
         package = fallback_package
-        problems.append(LoadProblem(source, f"no title; package name {package!r} taken from the directory", "warning"))
+        problems.append(
+            LoadProblem(
+                source, f"no title; package name {package!r} taken from the directory", "warning"
+            )
+        )
     package = package.strip()
     tag = _tag_from(front)
 
@@ -289,14 +310,27 @@ def _summary_from(front: dict[str, Any], source: str, fallback_package: str) -> 
     if fast is not None:  # the fast path: typed by msgspec, checked in bulk
         summary.set_records(records, *fast)
     else:  # the careful path, from the plain JSON: each record on its own
-        summary.set_records(_checked_records(json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
-                                             if records is not None else details, source, problems))
+        summary.set_records(
+            _checked_records(
+                json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
+                if records is not None
+                else details,
+                source,
+                problems,
+            )
+        )
 
     meta = front.get("meta")
     if isinstance(meta, dict):
-        problems.extend(LoadProblem(source, msg, "warning") for msg in _meta_disagreements(meta, summary))
+        problems.extend(
+            LoadProblem(source, msg, "warning") for msg in _meta_disagreements(meta, summary)
+        )
     elif meta is not None:
-        problems.append(LoadProblem(source, f"meta should be a mapping, found {_type_name(meta)}; ignored", "warning"))
+        problems.append(
+            LoadProblem(
+                source, f"meta should be a mapping, found {_type_name(meta)}; ignored", "warning"
+            )
+        )
     return summary
 
 
@@ -306,7 +340,9 @@ def _summary_from(front: dict[str, Any], source: str, fallback_package: str) -> 
 def _parse_front_matter(text: str) -> dict[str, Any]:
     lines = text.lstrip("\ufeff").split("\n")
     if not lines or lines[0].rstrip() != "---":
-        raise NotASummary("neither a cache.spack.io package summary (no YAML front matter) nor a Spack build-cache index (not JSON)")
+        raise NotASummary(
+            "neither a cache.spack.io package summary (no YAML front matter) nor a Spack build-cache index (not JSON)"
+        )
     for end in range(1, len(lines)):
         if lines[end].rstrip() in ("---", "..."):
             break
@@ -419,7 +455,9 @@ def _checked_records(details: list[Any], source: str, problems: list[LoadProblem
         except ValueError as reason:
             skipped[str(reason)] += 1
             if skipped[str(reason)] == 1:
-                problems.append(LoadProblem(source, f"spec_details record {position} skipped: {reason}"))
+                problems.append(
+                    LoadProblem(source, f"spec_details record {position} skipped: {reason}")
+                )
     for reason, count in skipped.items():
         if count > 1:
             problems.append(LoadProblem(source, f"{count - 1} more records skipped: {reason}"))
@@ -497,7 +535,13 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
     num = meta.get("num_specs")
     if num is not None and num != len(summary.records):
         yield f"meta says num_specs {num}, spec_details has {len(summary.records)}; using spec_details"
-    for key, column in (("versions", "version"), ("compilers", "compiler"), ("oss", "os"), ("platforms", "platform"), ("targets", "target")):
+    for key, column in (
+        ("versions", "version"),
+        ("compilers", "compiler"),
+        ("oss", "os"),
+        ("platforms", "platform"),
+        ("targets", "target"),
+    ):
         claimed = meta.get(key)
         if not isinstance(claimed, list):
             continue
@@ -516,9 +560,15 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
         yield from _set_difference("stacks", set(map(str, claimed_stacks)), set(by_stack))
     claimed_counts = meta.get("num_specs_by_stack")
     if isinstance(claimed_counts, dict) and claimed_counts != by_stack:
-        wrong = sorted(s for s in set(claimed_counts) | set(by_stack) if claimed_counts.get(s) != by_stack.get(s, 0))
+        wrong = sorted(
+            s
+            for s in set(claimed_counts) | set(by_stack)
+            if claimed_counts.get(s) != by_stack.get(s, 0)
+        )
         if wrong:
-            shown = _some([f"{s} {claimed_counts.get(s, 0)} vs {by_stack.get(s, 0)}" for s in wrong])
+            shown = _some(
+                [f"{s} {claimed_counts.get(s, 0)} vs {by_stack.get(s, 0)}" for s in wrong]
+            )
             yield f"meta num_specs_by_stack disagrees with spec_details ({shown}); using spec_details"
 
 
@@ -542,7 +592,9 @@ def _some(values: list[str], most: int = 5, width: int = 60) -> str:
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}.get(type(value), type(value).__name__)
+    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _one_line(error: Exception) -> str:

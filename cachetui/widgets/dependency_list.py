@@ -109,7 +109,9 @@ class DependencyList(Widget, can_focus=False):
         def version(self) -> str:
             return self.dependency.version
 
-    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._lines: _Lines = _Lines([])
         self._graph: Graph | None = None
@@ -117,13 +119,17 @@ class DependencyList(Widget, can_focus=False):
 
     # -- content --------------------------------------------------------------------------
 
-    def show(self, dependencies: Dependencies | None, graph: Graph | None, problem: str | None = None) -> None:
+    def show(
+        self, dependencies: Dependencies | None, graph: Graph | None, problem: str | None = None
+    ) -> None:
         """Show a spec's dependencies; None: its source has no dependency information (or,
         with `problem`, the on-disk index could not give it)."""
         self._graph = graph
         self.set_reactive(DependencyList.cursor, None)
         if dependencies is None and problem:
-            self._lines = _Lines([_Line("", None, f"dependencies: {problem}", "dependency-list--dim")])
+            self._lines = _Lines(
+                [_Line("", None, f"dependencies: {problem}", "dependency-list--dim")]
+            )
         elif dependencies is None:
             if self._lines is _NO_SOURCE:
                 return  # the same line as for the last spec: nothing to lay out or paint
@@ -176,7 +182,9 @@ class DependencyList(Widget, can_focus=False):
         at = self.cursor
         if at is None:
             return None
-        return at - 1 if at > 0 and self._lines[at - 1].component == "dependency-list--header" else at
+        return (
+            at - 1 if at > 0 and self._lines[at - 1].component == "dependency-list--header" else at
+        )
 
     def choose(self) -> bool:
         """Post `Chosen` for the highlighted line; False when none is highlighted."""
@@ -187,7 +195,11 @@ class DependencyList(Widget, can_focus=False):
         return True
 
     def validate_cursor(self, cursor: int | None) -> int | None:
-        if cursor is None or not 0 <= cursor < len(self._lines) or self._lines[cursor].dependency is None:
+        if (
+            cursor is None
+            or not 0 <= cursor < len(self._lines)
+            or self._lines[cursor].dependency is None
+        ):
             return None
         return cursor
 
@@ -210,7 +222,11 @@ class DependencyList(Widget, can_focus=False):
     def on_click(self, event: events.Click) -> None:
         """A click highlights a dependency line, a double click goes there; headers do nothing."""
         offset = event.get_content_offset(self)
-        if offset is None or not 0 <= offset.y < len(self._lines) or self._lines[offset.y].dependency is None:
+        if (
+            offset is None
+            or not 0 <= offset.y < len(self._lines)
+            or self._lines[offset.y].dependency is None
+        ):
             return
         self.cursor = offset.y
         if event.chain >= 2:
@@ -231,11 +247,19 @@ class DependencyList(Widget, can_focus=False):
             return Strip.blank(width, base)
         cursor = None
         if y == self.cursor:  # (full styles: a partial one would not blend `$accent 40%`)
-            cursor = self.get_component_rich_style("dependency-list--cursor" if self._pane_has_focus() else "dependency-list--cursor-unfocused")
+            cursor = self.get_component_rich_style(
+                "dependency-list--cursor"
+                if self._pane_has_focus()
+                else "dependency-list--cursor-unfocused"
+            )
             base = base + cursor
         segments = []
         for text, component in self._pieces(self._lines[y]):
-            style = base if component is None else self.rich_style + self.get_component_rich_style(component)
+            style = (
+                base
+                if component is None
+                else self.rich_style + self.get_component_rich_style(component)
+            )
             if cursor is not None:  # the cursor's background (and weight) win over the piece's own
                 style = style + Style(bgcolor=cursor.bgcolor, bold=cursor.bold)
             segments.append(Segment(visible(text), style))
@@ -247,7 +271,14 @@ class DependencyList(Widget, can_focus=False):
         if dependency is None:
             return [(line.prefix, None), (line.text, line.component)]
         pieces: list[tuple[str, str | None]] = [(line.prefix, "dependency-list--tree")]
-        pieces.append((f"{dependency.name}@{dependency.version}" if dependency.version else dependency.name, None))
+        pieces.append(
+            (
+                f"{dependency.name}@{dependency.version}"
+                if dependency.version
+                else dependency.name,
+                None,
+            )
+        )
         pieces.append((f" /{dependency.hash[:7]}", "dependency-list--hash"))
         pieces.append((f" [{','.join(dependency.deptype_names)}]", "dependency-list--dim"))
         if dependency.virtuals:
@@ -259,7 +290,11 @@ class DependencyList(Widget, can_focus=False):
         return pieces
 
     def _kind_text(self, dependency: Dependency) -> str:
-        path = self._graph.external_path(dependency.node) if self._graph is not None and dependency.kind_name == "external" else None
+        path = (
+            self._graph.external_path(dependency.node)
+            if self._graph is not None and dependency.kind_name == "external"
+            else None
+        )
         return f"external: {path}" if path else dependency.kind_name
 
     def _text_of(self, line: _Line) -> str:
@@ -271,11 +306,25 @@ def _lines_of(dependencies: Dependencies) -> _Lines:
     lines = [_Line("", None, SECTION_TREE, "dependency-list--header")]
     lines.extend(_tree_lines(dependencies.tree) or [_none()])
     if dependencies.cut:
-        lines.append(_Line("  ", None, f"(the tree is cut at {len(dependencies.tree):,} lines)", "dependency-list--dim"))
+        lines.append(
+            _Line(
+                "  ",
+                None,
+                f"(the tree is cut at {len(dependencies.tree):,} lines)",
+                "dependency-list--dim",
+            )
+        )
     lines.append(_Line("", None, SECTION_BUILD, "dependency-list--header"))
     lines.extend([_Line("  ", d) for d in dependencies.build] or [_none()])
     used_by = dependencies.used_by
-    lines.append(_Line("", None, f"{SECTION_USED_BY} ({len(used_by):,})" if used_by else SECTION_USED_BY, "dependency-list--header"))
+    lines.append(
+        _Line(
+            "",
+            None,
+            f"{SECTION_USED_BY} ({len(used_by):,})" if used_by else SECTION_USED_BY,
+            "dependency-list--header",
+        )
+    )
     if not used_by:
         lines.append(_none())
     return _Lines(lines, used_by)
@@ -305,6 +354,10 @@ def _tree_lines(tree) -> list[_Line]:
         depth = line.depth
         del ancestors_last[depth - 1 :]
         bars = "".join("  " if done else "│ " for done in ancestors_last)
-        lines.append(_Line("  " + bars + ("└ " if last[i] else "├ "), line.dependency, repeated=line.repeated))
+        lines.append(
+            _Line(
+                "  " + bars + ("└ " if last[i] else "├ "), line.dependency, repeated=line.repeated
+            )
+        )
         ancestors_last.append(last[i])
     return lines

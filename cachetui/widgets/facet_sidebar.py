@@ -5,7 +5,6 @@ Space, enter or a click toggles a value; on a section header they fold the secti
 
 from __future__ import annotations
 
-
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -18,14 +17,27 @@ from cachetui.widgets.line_list import LineList, Piece, fit
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
 
-FACET_TITLES = {"stack": "Stacks", "os": "OS", "target": "Targets", "compiler": "Compilers", "platform": "Platforms", "tag": "Tags",
-                "kind": "Kinds"}
+FACET_TITLES = {
+    "stack": "Stacks",
+    "os": "OS",
+    "target": "Targets",
+    "compiler": "Compilers",
+    "platform": "Platforms",
+    "tag": "Tags",
+    "kind": "Kinds",
+}
 
 
 class FacetSidebar(LineList):
     HELP_GROUP = "filters"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,enter", "select", "Toggle", id="toggle-facet", tooltip="Toggle the highlighted facet value, or fold its section"),
+        Binding(
+            "space,enter",
+            "select",
+            "Toggle",
+            id="toggle-facet",
+            tooltip="Toggle the highlighted facet value, or fold its section",
+        ),
     ]
     empty_text = "loading…"
 
@@ -88,7 +100,11 @@ class FacetSidebar(LineList):
         label_width = max(1, width - len(number) - 6)
         mark = "[x]" if on else "[ ]"
         dim = None if (count or on) else "line-list--dim"
-        return [(f" {mark} ", "line-list--accent" if on else dim), (fit(value, label_width), dim), (" " + number.rjust(width - label_width - 6), "line-list--dim")]
+        return [
+            (f" {mark} ", "line-list--accent" if on else dim),
+            (fit(value, label_width), dim),
+            (" " + number.rjust(width - label_width - 6), "line-list--dim"),
+        ]
 
     def on_line_list_selected(self, event: LineList.Selected) -> None:
         if event.line_list is not self:

@@ -22,8 +22,8 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.binding import Binding, BindingType
 from textual._styles_cache import StylesCache
+from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -86,7 +86,9 @@ class LineList(ScrollView, can_focus=True):
 
     empty_text = "nothing to show"
 
-    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._styles_cache = _RowFrame()
         self._count = 0
@@ -156,7 +158,9 @@ class LineList(ScrollView, can_focus=True):
         strip = self._strips.get(key)
         if strip is None:
             pieces, is_cursor, width, _, bar = key
-            strip = self._strips[key] = self._with_bar(self._render_row(pieces, width, is_cursor), bar)
+            strip = self._strips[key] = self._with_bar(
+                self._render_row(pieces, width, is_cursor), bar
+            )
         self._painted[y] = key
         return strip
 
@@ -319,20 +323,52 @@ class _RowFrame(StylesCache):
         super().clear()
         self._frames = {}
 
-    def render_line(self, styles, y, size, content_size, padding, base_background, background, render_content_line, *rest) -> Strip:  # type: ignore[override]
+    def render_line(
+        self,
+        styles,
+        y,
+        size,
+        content_size,
+        padding,
+        base_background,
+        background,
+        render_content_line,
+        *rest,
+    ) -> Strip:  # type: ignore[override]
         gutter = styles.gutter
         if gutter.top <= y < size.height - gutter.bottom and y - gutter.top < content_size.height:
-            key = (size.width, styles.border, padding, base_background, background, rest[2])  # rest[2]: opacity
+            key = (
+                size.width,
+                styles.border,
+                padding,
+                base_background,
+                background,
+                rest[2],
+            )  # rest[2]: opacity
             frame = self._frames.get(key, ())
             if frame == ():
-                frame = self._frames[key] = self._frame(styles, y, size, content_size, padding, base_background, background, rest)
+                frame = self._frames[key] = self._frame(
+                    styles, y, size, content_size, padding, base_background, background, rest
+                )
             if frame is not None:
                 left, right = frame
                 row = render_content_line(y - gutter.top).adjust_cell_length(content_size.width)
                 return Strip([*left, *row, *right], size.width)
-        return super().render_line(styles, y, size, content_size, padding, base_background, background, render_content_line, *rest)
+        return super().render_line(
+            styles,
+            y,
+            size,
+            content_size,
+            padding,
+            base_background,
+            background,
+            render_content_line,
+            *rest,
+        )
 
-    def _frame(self, styles, y, size, content_size, padding, base_background, background, rest) -> tuple[list[Segment], list[Segment]] | None:
+    def _frame(
+        self, styles, y, size, content_size, padding, base_background, background, rest
+    ) -> tuple[list[Segment], list[Segment]] | None:
         """The gutter cells left and right of a content row; None if rows need the full path."""
         opacity = rest[2]
         plain = (
@@ -346,8 +382,20 @@ class _RowFrame(StylesCache):
             return None
         gutter = styles.gutter
         blank = Strip.blank(content_size.width)
-        template = super().render_line(styles, y, size, content_size, padding, base_background, background, lambda _: blank, *rest)
-        return list(template.crop(0, gutter.left)), list(template.crop(size.width - gutter.right, size.width))
+        template = super().render_line(
+            styles,
+            y,
+            size,
+            content_size,
+            padding,
+            base_background,
+            background,
+            lambda _: blank,
+            *rest,
+        )
+        return list(template.crop(0, gutter.left)), list(
+            template.crop(size.width - gutter.right, size.width)
+        )
 
 
 class _PieceStyles(dict):
@@ -357,7 +405,9 @@ class _PieceStyles(dict):
         super().__init__()
         base = line_list.rich_style
         if is_cursor:
-            base = base + line_list.get_component_rich_style("line-list--cursor" if line_list.has_focus else "line-list--dim")
+            base = base + line_list.get_component_rich_style(
+                "line-list--cursor" if line_list.has_focus else "line-list--dim"
+            )
         self[None] = base
         self._line_list, self._base, self._is_cursor = line_list, base, is_cursor
 
@@ -369,7 +419,9 @@ class _PieceStyles(dict):
         return style
 
 
-def marked(text: str, spans: Sequence[tuple[int, int]], component: str | None = None) -> list[Piece]:
+def marked(
+    text: str, spans: Sequence[tuple[int, int]], component: str | None = None
+) -> list[Piece]:
     """`text` as pieces in `component`, the characters within `spans` marked as matching.
 
     `text` is already fitted: spans past its end (or under a closing ellipsis) are cut.

@@ -67,5 +67,7 @@ class PackageList(LineList):
         name_width = max(1, width - len(number) - 2)
         name = self._index.packages[package]
         fitted = fit(name, name_width)
-        spans = self._highlight.name_spans(name) if name.isprintable() else ()  # else fit escaped it: spans moved
+        spans = (
+            self._highlight.name_spans(name) if name.isprintable() else ()
+        )  # else fit escaped it: spans moved
         return [(" ", None), *marked(fitted, spans), (" " + number, "line-list--dim")]

@@ -19,8 +19,8 @@ from textual.widgets import Static
 from cachetui.index.highlight import NO_MARKS, SpecMarks
 from cachetui.model import BINARY_KIND, INSTALLED_KIND, split_flags
 from cachetui.output import size_text
-from cachetui.textsafe import visible
 from cachetui.spack_format import compiler_texts, ordered_variants
+from cachetui.textsafe import visible
 from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.immediate_scroll import ImmediateScroll
 
@@ -31,12 +31,29 @@ if TYPE_CHECKING:  # the index brings numpy: not before the first frame
 class SpecDetail(ImmediateScroll, can_focus=True, can_focus_children=False):
     HELP_GROUP = "detail pane"
     BINDINGS = [
-        Binding("up,k", "dependency_up", "Previous dependency", show=False, id="dependency-up",
-                tooltip="Detail pane: highlight the dependency line above (or scroll up)"),
-        Binding("down,j", "dependency_down", "Next dependency", show=False, id="dependency-down",
-                tooltip="Detail pane: highlight the dependency line below (or scroll down)"),
-        Binding("enter", "go_to_dependency", "Go to dependency", id="go-to-dependency",
-                tooltip="Detail pane: go to the highlighted dependency's spec, when it is loaded"),
+        Binding(
+            "up,k",
+            "dependency_up",
+            "Previous dependency",
+            show=False,
+            id="dependency-up",
+            tooltip="Detail pane: highlight the dependency line above (or scroll up)",
+        ),
+        Binding(
+            "down,j",
+            "dependency_down",
+            "Next dependency",
+            show=False,
+            id="dependency-down",
+            tooltip="Detail pane: highlight the dependency line below (or scroll down)",
+        ),
+        Binding(
+            "enter",
+            "go_to_dependency",
+            "Go to dependency",
+            id="go-to-dependency",
+            tooltip="Detail pane: go to the highlighted dependency's spec, when it is loaded",
+        ),
     ]
     COMPONENT_CLASSES = {"spec-detail--match"}
 
@@ -67,7 +84,9 @@ class SpecDetail(ImmediateScroll, can_focus=True, can_focus_children=False):
         else:
             from cachetui.index.deps import dependencies_of  # the index brings numpy: see above
 
-            dependencies.show(dependencies_of(self.index, self.row), self.index.graph, self.index.graph_problem)
+            dependencies.show(
+                dependencies_of(self.index, self.row), self.index.graph, self.index.graph_problem
+            )
         if self.has_focus and dependencies.has_dependencies != could_go:
             self.refresh_bindings()  # enter shows in the footer only where there is a line to go to
 
@@ -95,7 +114,11 @@ class SpecDetail(ImmediateScroll, can_focus=True, can_focus_children=False):
             return False
         # Keep the highlighted line in view; the list scrolls with the pane, as one document.
         top, first = dependencies.virtual_region.y, dependencies.context_top()
-        self.scroll_to_region(Region(0, top + first, 1, dependencies.cursor - first + 1), animate=False, immediate=True)
+        self.scroll_to_region(
+            Region(0, top + first, 1, dependencies.cursor - first + 1),
+            animate=False,
+            immediate=True,
+        )
         return True
 
     def on_focus(self) -> None:
@@ -109,13 +132,25 @@ class SpecDetail(ImmediateScroll, can_focus=True, can_focus_children=False):
         if self.index is None or self.row is None:
             body.update(Text("Highlight a spec to see its details.", style="dim"))
         else:
-            body.update(detail_text(self.index, self.row, self.marks, self.get_component_rich_style("spec-detail--match")))
+            body.update(
+                detail_text(
+                    self.index,
+                    self.row,
+                    self.marks,
+                    self.get_component_rich_style("spec-detail--match"),
+                )
+            )
 
 
-KIND_TEXTS = {INSTALLED_KIND: "installed (a local install database lists it)", BINARY_KIND: "binary (in a build cache)"}
+KIND_TEXTS = {
+    INSTALLED_KIND: "installed (a local install database lists it)",
+    BINARY_KIND: "binary (in a build cache)",
+}
 
 
-def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Style | str = "reverse") -> Text:
+def detail_text(
+    index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Style | str = "reverse"
+) -> Text:
     """Every field of one spec; data goes in as plain text, never as markup. What the search
     matched (`marks`) is drawn in the `match` style."""
     spec = index.spec(row)
@@ -134,7 +169,9 @@ def detail_text(index: Index, row: int, marks: SpecMarks = NO_MARKS, match: Styl
     text.append(spec.hash[matched:] + "\n", style="bold")
     # As Spack 1.x writes it: with the languages it provides (`c,cxx=gcc@10.2.1`), and each
     # compiler where the edges name several (`c=gcc@10.2.1 cxx=llvm@17.0.6`).
-    compilers = " ".join(written.lstrip("%") for written in compiler_texts(index, row)) or spec.compiler
+    compilers = (
+        " ".join(written.lstrip("%") for written in compiler_texts(index, row)) or spec.compiler
+    )
     line("compiler", compilers, match if "compiler" in marked else "")
     text.append(f"{'arch':<9}", style="bold")
     for i, column in enumerate(("platform", "os", "target")):

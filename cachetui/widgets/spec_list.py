@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cachetui.model import BINARY_KIND
 from cachetui.index.highlight import NO_MARKS, SpecMarks
+from cachetui.model import BINARY_KIND
 from cachetui.widgets.line_list import LineList, Piece, fit, marked
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
@@ -40,7 +40,9 @@ class SpecList(LineList):
         self._marks = marks
         keep = self.highlighted_row if index is self._index else None
         if index is not self._index:
-            self._widths = tuple(min(_MAX_COLUMN, index.widest(c)) for c in ("version", "compiler", "os", "target"))
+            self._widths = tuple(
+                min(_MAX_COLUMN, index.widest(c)) for c in ("version", "compiler", "os", "target")
+            )
         self._index, self._rows = index, rows
         position = rows.index(keep) if keep in rows else 0
         self.set_count(len(rows), position)
@@ -57,7 +59,10 @@ class SpecList(LineList):
         field = ix.field
         marks = self._marks
         full_hash = ix.hashes[row]
-        pieces: list[Piece] = [(" ", None), *marked(full_hash[:7], ((0, marks.hash_length(full_hash)),), "line-list--accent")]
+        pieces: list[Piece] = [
+            (" ", None),
+            *marked(full_hash[:7], ((0, marks.hash_length(full_hash)),), "line-list--accent"),
+        ]
         for column, column_width in zip(("version", "compiler", "os", "target"), self._widths):
             text = fit(field(column, row), column_width)
             if column in marks.columns:
@@ -73,7 +78,9 @@ class SpecList(LineList):
         if marks.stacks:
             for i, stack in enumerate(stacks):
                 pieces.append(("," if i else "", "line-list--dim"))
-                pieces.append((stack, "line-list--match" if stack in marks.stacks else "line-list--dim"))
+                pieces.append(
+                    (stack, "line-list--match" if stack in marks.stacks else "line-list--dim")
+                )
         else:
             pieces.append((",".join(stacks), "line-list--dim"))
         return pieces

@@ -29,7 +29,12 @@ if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.stats import Summary
 
 # The charted facets (index/stats.py's CHART_FACETS) and their section titles.
-SECTIONS: tuple[tuple[str, str], ...] = (("stack", "Stacks"), ("os", "OS"), ("target", "Targets"), ("compiler", "Compilers"))
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("stack", "Stacks"),
+    ("os", "OS"),
+    ("target", "Targets"),
+    ("compiler", "Compilers"),
+)
 
 # A bar's end in eighths of a cell, so that bars of near counts still differ.
 _EIGHTHS = ("", "▏", "▎", "▍", "▌", "▋", "▊", "▉")
@@ -139,8 +144,17 @@ def _wrap(items: Sequence[str], width: int, gap: str = "  ") -> list[str]:
     return lines
 
 
-def bar_chart(title: str, rows: Sequence[tuple[str, int]], width: int, *, total: int | None = None,
-              max_rows: int = 12, more: int = 0, note: str = "", style_of: StyleOf = _no_style) -> Text:
+def bar_chart(
+    title: str,
+    rows: Sequence[tuple[str, int]],
+    width: int,
+    *,
+    total: int | None = None,
+    max_rows: int = 12,
+    more: int = 0,
+    note: str = "",
+    style_of: StyleOf = _no_style,
+) -> Text:
     """A titled horizontal bar chart of (label, count), `width` cells wide at most.
 
     Bars are scaled to the largest count shown; with `total`, each row also gives its share
@@ -156,7 +170,9 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int]], width: int, *, total:
         largest = max(count for _, count in shown)
         count_width = max(cell_len(_number(count)) for _, count in shown)
         share_width = 5 if total else 0  # " 100%"
-        label_width = min(max(cell_len(visible(label)) for label, _ in shown), max(6, width * 2 // 5))
+        label_width = min(
+            max(cell_len(visible(label)) for label, _ in shown), max(6, width * 2 // 5)
+        )
         bar_width = width - label_width - count_width - share_width - 2
         if bar_width < 4 and share_width:  # narrow: the shares go first
             share_width = 0
@@ -165,11 +181,17 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int]], width: int, *, total:
             label_width = max(1, label_width - (4 - bar_width))
             bar_width = max(1, width - label_width - count_width - 2)
         for label, count in shown:
-            pieces = [(fit_middle(label, label_width), "stats-view--label"), (" ", None),
-                      (bar(count, largest, bar_width), "stats-view--bar"), (" ", None),
-                      (_number(count).rjust(count_width), "stats-view--count")]
+            pieces = [
+                (fit_middle(label, label_width), "stats-view--label"),
+                (" ", None),
+                (bar(count, largest, bar_width), "stats-view--bar"),
+                (" ", None),
+                (_number(count).rjust(count_width), "stats-view--count"),
+            ]
             if share_width:
-                pieces.append((f"{100 * count / total:4.0f}%" if total else "", "stats-view--muted"))
+                pieces.append(
+                    (f"{100 * count / total:4.0f}%" if total else "", "stats-view--muted")
+                )
             lines.add(*pieces)
     if hidden > 0:
         lines.add((fit(f"… and {_number(hidden)} more", width).rstrip(), "stats-view--muted"))
@@ -179,9 +201,18 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int]], width: int, *, total:
     return lines.text
 
 
-def matrix_chart(title: str, stacks: Sequence[str], targets: Sequence[str], matrix: Sequence[Sequence[int]],
-                 width: int, *, more_stacks: int = 0, more_targets: int = 0, style_of: StyleOf = _no_style,
-                 largest: int | None = None) -> Text:
+def matrix_chart(
+    title: str,
+    stacks: Sequence[str],
+    targets: Sequence[str],
+    matrix: Sequence[Sequence[int]],
+    width: int,
+    *,
+    more_stacks: int = 0,
+    more_targets: int = 0,
+    style_of: StyleOf = _no_style,
+    largest: int | None = None,
+) -> Text:
     """The stack x target matrix: a row per stack, a column per target, each cell its count
     with a shade glyph for its size against the largest cell.
 
@@ -216,7 +247,9 @@ def matrix_chart(title: str, stacks: Sequence[str], targets: Sequence[str], matr
             numbered = True
             cell_width = max(cell_width, len(str(len(names))))
     columns = max(1, min(len(names), room // (cell_width + 1)))
-    label_width = max(label_width, min(longest_label, width // 2, width - 2 - columns * (cell_width + 1)))
+    label_width = max(
+        label_width, min(longest_label, width // 2, width - 2 - columns * (cell_width + 1))
+    )
     if width - label_width - 2 < cell_width + 1:  # very narrow: the labels give way for one column,
         label_width = max(3, width - cell_width - 3)
         columns = 1
@@ -228,15 +261,29 @@ def matrix_chart(title: str, stacks: Sequence[str], targets: Sequence[str], matr
     header = [(" " * label_width, None), (" │", "stats-view--muted")]
     for j in range(columns):
         head = str(j + 1) if numbered else names[j]
-        header += [(" ", None), (_rjust(fit(head, cell_width).rstrip(), cell_width), "stats-view--label")]
+        header += [
+            (" ", None),
+            (_rjust(fit(head, cell_width).rstrip(), cell_width), "stats-view--label"),
+        ]
     lines.add(*header)
     for i, stack in enumerate(stacks):
-        pieces: list[tuple[str, str | None]] = [(fit_middle(stack, label_width), "stats-view--label"), (" │", "stats-view--muted")]
+        pieces: list[tuple[str, str | None]] = [
+            (fit_middle(stack, label_width), "stats-view--label"),
+            (" │", "stats-view--muted"),
+        ]
         for j in range(columns):
             count = matrix[i][j]
             glyph = shade(count, largest)
-            pieces += [(" ", None), ((glyph * (cell_width - digits - 1) + " ")[: cell_width - digits], "stats-view--shade"),
-                       (compact(count).rjust(digits), "stats-view--count") if count else ("·".rjust(digits), "stats-view--muted")]
+            pieces += [
+                (" ", None),
+                (
+                    (glyph * (cell_width - digits - 1) + " ")[: cell_width - digits],
+                    "stats-view--shade",
+                ),
+                (compact(count).rjust(digits), "stats-view--count")
+                if count
+                else ("·".rjust(digits), "stats-view--muted"),
+            ]
         lines.add(*pieces)
 
     notes: list[str] = []
@@ -249,7 +296,11 @@ def matrix_chart(title: str, stacks: Sequence[str], targets: Sequence[str], matr
         if hidden_targets > 0:
             left.append(f"{_number(hidden_targets)} target{'s' if hidden_targets != 1 else ''}")
         notes += _words("Not shown: " + ", ".join(left) + ".", width)
-    notes += _wrap([f"{SHADES[k]} ≤{25 * k}%" for k in range(1, 5)] + [f"{of_what} ({_number(largest)})"], width, gap=" ")
+    notes += _wrap(
+        [f"{SHADES[k]} ≤{25 * k}%" for k in range(1, 5)] + [f"{of_what} ({_number(largest)})"],
+        width,
+        gap=" ",
+    )
     for line in notes:
         lines.add((line, "stats-view--muted"))
     return lines.text
@@ -314,7 +365,9 @@ class StatsView(ImmediateScroll):
     """
 
     # Rows shown per chart: the rest are counted on a last line.
-    max_rows: ClassVar[int] = 40  # the small stacks are where the gaps are: list them (the view scrolls)
+    max_rows: ClassVar[int] = (
+        40  # the small stacks are where the gaps are: list them (the view scrolls)
+    )
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -375,12 +428,27 @@ class StatsView(ImmediateScroll):
         header = _Lines(style_of)
         header.add((fit(self._title, width).rstrip(), "stats-view--title"))
         if summary is None:
-            header.add((fit("Nothing to show yet: the index is loading.", width).rstrip(), "stats-view--muted"))
+            header.add(
+                (
+                    fit("Nothing to show yet: the index is loading.", width).rstrip(),
+                    "stats-view--muted",
+                )
+            )
         elif summary.specs == 0:
-            header.add((fit("No specs match the current filters.", width).rstrip(), "stats-view--muted"))
+            header.add(
+                (fit("No specs match the current filters.", width).rstrip(), "stats-view--muted")
+            )
         else:
             packages = f"{_number(summary.packages)} package{'s' if summary.packages != 1 else ''}"
-            header.add((fit(f"{_number(summary.specs)} spec{'s' if summary.specs != 1 else ''} in {packages}", width).rstrip(), "stats-view--muted"))
+            header.add(
+                (
+                    fit(
+                        f"{_number(summary.specs)} spec{'s' if summary.specs != 1 else ''} in {packages}",
+                        width,
+                    ).rstrip(),
+                    "stats-view--muted",
+                )
+            )
         sections["header"].update(header.text)
 
         charted = summary is not None and summary.specs > 0
@@ -395,22 +463,49 @@ class StatsView(ImmediateScroll):
             note = ""
             if facet == "stack" and sum(n for _, n in rows) > summary.specs:
                 note = "A spec can be in several stacks: the counts add up to more than the specs."
-            sections[facet].update(bar_chart(f"{title} ({_number(len(rows))})", rows, width, total=summary.specs,
-                                             max_rows=self.max_rows, note=note, style_of=style_of))
+            sections[facet].update(
+                bar_chart(
+                    f"{title} ({_number(len(rows))})",
+                    rows,
+                    width,
+                    total=summary.specs,
+                    max_rows=self.max_rows,
+                    note=note,
+                    style_of=style_of,
+                )
+            )
 
         stacks_in_all = len(summary.facets.get("stack", []))
         targets_in_all = len(summary.facets.get("target", []))
         # Shades scale to the largest cell outside stacks that hold every spec (`root`): else
         # that one row sets the scale and every other cell comes out the palest shade.
         whole = {stack for stack, n in summary.facets.get("stack", []) if n == summary.specs}
-        partial = [row for stack, row in zip(summary.matrix_stacks, summary.matrix) if stack not in whole]
+        partial = [
+            row for stack, row in zip(summary.matrix_stacks, summary.matrix) if stack not in whole
+        ]
         scale = max((max(row, default=0) for row in partial), default=0) or None
-        sections["matrix"].update(matrix_chart(
-            "Stack × target", summary.matrix_stacks, summary.matrix_targets, summary.matrix, width,
-            more_stacks=max(0, stacks_in_all - len(summary.matrix_stacks)),
-            more_targets=max(0, targets_in_all - len(summary.matrix_targets)), style_of=style_of, largest=scale))
+        sections["matrix"].update(
+            matrix_chart(
+                "Stack × target",
+                summary.matrix_stacks,
+                summary.matrix_targets,
+                summary.matrix,
+                width,
+                more_stacks=max(0, stacks_in_all - len(summary.matrix_stacks)),
+                more_targets=max(0, targets_in_all - len(summary.matrix_targets)),
+                style_of=style_of,
+                largest=scale,
+            )
+        )
 
         shown = len(summary.top_packages)
-        sections["top"].update(bar_chart(
-            f"Top packages ({_number(shown)} of {_number(summary.packages)})", summary.top_packages, width,
-            total=summary.specs, max_rows=max(self.max_rows, shown), style_of=style_of))
+        sections["top"].update(
+            bar_chart(
+                f"Top packages ({_number(shown)} of {_number(summary.packages)})",
+                summary.top_packages,
+                width,
+                total=summary.specs,
+                max_rows=max(self.max_rows, shown),
+                style_of=style_of,
+            )
+        )
