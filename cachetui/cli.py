@@ -28,6 +28,7 @@ from cachetui.index.hashes import HashPrefixError, hash_prefix_in
 from cachetui.model import BINARY_KIND
 from cachetui.output import (
     SPEC_COLUMNS,
+    dependency_label,
     edge_json,
     json_text,
     size_text,
@@ -490,11 +491,7 @@ class _Line:
 
 
 def _edge_text(dependency, repeated: bool) -> str:
-    parts = [
-        f"{dependency.name}@{dependency.version}" if dependency.version else dependency.name,
-        f"/{dependency.hash[:7]}",
-        f"[{','.join(dependency.deptype_names)}]",
-    ]
+    parts = [dependency_label(dependency), f"[{','.join(dependency.deptype_names)}]"]
     if dependency.virtuals:
         parts.append(f"%{','.join(dependency.virtuals)}")
     if dependency.kind_name != "binary":
@@ -551,20 +548,19 @@ def _side(name: str, report_of):
     """A tag among the sources, else a source (file, directory, URL) of its own."""
     from pathlib import Path
 
-    from cachetui.index.diff import Side
+    from cachetui.service.compare import NotATag, tag_side, whole_side
 
     if _URL.match(name) or Path(name).expanduser().exists():
-        index = report_of([name]).index
-        tags = index.facet_values.get("tag", [])
-        return Side(tags[0] if len(tags) == 1 else name, index, list(range(index.n_specs)))
+        return whole_side(name, report_of([name]).index)
     index = report_of(None).index
-    tags = index.facet_values.get("tag", [])
-    if name not in tags:
+    try:
+        return tag_side(index, name)
+    except NotATag:
+        tags = ", ".join(visible(t) for t in index.facet_values.get("tag", []))
         raise _UsageError(
-            f"{visible(name)!r} is neither a cache tag among the sources ({', '.join(visible(t) for t in tags)}) "
+            f"{visible(name)!r} is neither a cache tag among the sources ({tags}) "
             "nor a file, directory or URL"
-        )
-    return Side(name, index, index.rows_in(index.facet_bits["tag"][tags.index(name)]))
+        ) from None
 
 
 # -- search -----------------------------------------------------------------------------

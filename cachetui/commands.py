@@ -12,15 +12,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
+from textual.message import Message
+from textual.screen import Screen
 
 from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
+from cachetui.messages import CompareTags, GoToPackage, LookUpHash, SwitchTag, ToggleFilter
 from cachetui.model import FACETS
 from cachetui.textsafe import visible
+
+if TYPE_CHECKING:
+    from cachetui.index.filter import Filter, Result
+    from cachetui.keys import KeyEntry
+    from cachetui.service import IndexService
 
 # Bindings that make no sense as commands: moving focus, leaving the box, the palette itself.
 _NOT_COMMANDS = {"focus-next", "focus-previous", "leave-search", "quit-anywhere", "command-palette"}
@@ -34,21 +44,43 @@ class Command:
     help: str  # the palette reads it as markup: escaped in _help()
 
 
-class CacheCommands(Provider):
-    def _main(self):
-        from cachetui.screens.main import MainScreen  # (the screen imports the app's pieces)
+@runtime_checkable
+class Browsing(Protocol):
+    """What the palette reads of the screen it was opened on (the main screen): the loaded
+    data and what is shown. What it asks of that screen, it asks by message."""
 
-        return self.screen if isinstance(self.screen, MainScreen) else None
+    service: IndexService
+    filter: Filter
+    result: Result | None
+
+
+@runtime_checkable
+class KeyedApp(Protocol):
+    def key_entries(self) -> list[KeyEntry]: ...
+
+
+class CacheCommands(Provider):
+    def _main(self) -> Browsing | None:
+        return self.screen if isinstance(self.screen, Browsing) else None
+
+    def _ask(self, message: Message) -> Callable[[], object]:
+        """A command that asks the screen for something (messages up: never a call into it)."""
+        return partial(self.screen.post_message, message)
 
     def _commands(self) -> Iterator[Command]:
-        """Every command with a fixed name, in the order an empty palette lists them."""
+        """Every command with a fixed name, in the order an empty palette lists them: the
+        app's and the browsing screen's bindings."""
         app, main = self.app, self._main()
-        for entry in app.key_entries():
-            if entry.id in _NOT_COMMANDS or entry.owner.__name__ not in ("CacheTUI", "MainScreen"):
+        entries = app.key_entries() if isinstance(app, KeyedApp) else []
+        for entry in entries:
+            if entry.id in _NOT_COMMANDS:
                 continue
-            if entry.owner.__name__ == "MainScreen" and main is None:
-                continue
-            target = app if entry.owner.__name__ == "CacheTUI" else main
+            if isinstance(app, entry.owner):
+                target: App | Screen = app
+            elif main is not None and isinstance(main, entry.owner):
+                target = self.screen
+            else:
+                continue  # a widget's binding, or another screen's
             yield Command(
                 entry.description,
                 partial(target.run_action, entry.action),
@@ -78,12 +110,12 @@ class CacheCommands(Provider):
                 now = " (shown now)" if chosen == {tag} else ""
                 yield Command(
                     f"Tag: {visible(tag)}",
-                    partial(main.switch_tag, tag),
+                    self._ask(SwitchTag(tag)),
                     f"show this cache tag only{now} · {counts.get(tag, 0):,} specs",
                 )
             yield Command(
                 "All tags",
-                partial(main.switch_tag, None),
+                self._ask(SwitchTag(None)),
                 "show every cache tag" + (" (shown now)" if not chosen else ""),
             )
 
@@ -104,7 +136,7 @@ class CacheCommands(Provider):
                 )
                 yield Command(
                     f"Filter: {facet}={visible(value)}",
-                    partial(main.toggle_facet, facet, value),
+                    self._ask(ToggleFilter(facet, value)),
                     state,
                 )
 
@@ -146,7 +178,7 @@ class CacheCommands(Provider):
             yield Hit(
                 matcher.match(label) + lift,
                 _highlighted(matcher, label),
-                partial(main.go_to_package, package),
+                self._ask(GoToPackage(package)),
                 text=label,
                 help="go to this package",
             )
@@ -168,7 +200,7 @@ class CacheCommands(Provider):
             yield Hit(
                 100 if text.startswith("/") else 30,
                 Content(label),
-                partial(main.look_up_hash, prefix),
+                self._ask(LookUpHash(prefix)),
                 text=label,
                 help=f"go to the spec whose hash starts with it ({found:,} match{'es' if found != 1 else ''})",
             )
@@ -224,10 +256,10 @@ class CompareCommands(TagCommands):
         for old in tags:
             for new in tags:
                 if old != new:
-                    ready = main.compared(old, new)
+                    ready = main.service.comparisons.known(index, old, new) is not None
                     yield Command(
                         f"Compare: {visible(old)} -> {visible(new)}",
-                        partial(main.compare, old, new),
+                        self._ask(CompareTags(old, new)),
                         "what changed: specs added, removed, rebuilt"
                         + (" (worked out: instant)" if ready else ""),
                     )

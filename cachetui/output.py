@@ -21,6 +21,7 @@ from cachetui.textsafe import visible
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
+    from cachetui.index.graph import Dependency
 
 
 def spec_json(index: Index, row: int) -> dict[str, Any]:
@@ -217,3 +218,26 @@ def size_text(size: int | None) -> str:
             return f"{size:,} B" if unit == "B" else f"{value:.1f} {unit} ({size:,} B)"
         value /= 1024
     return f"{size:,} B"
+
+
+def dependency_label(dependency: Dependency) -> str:
+    """`name@version /hash7`: how a dependency is named to people."""
+    label = f"{dependency.name}@{dependency.version}" if dependency.version else dependency.name
+    return f"{label} /{dependency.hash[:7]}"
+
+
+def why_no_spec(index: Index, dependency: Dependency) -> str:
+    """Why a dependency has no spec among the loaded ones to go to, in the user's terms."""
+    label, kind = dependency_label(dependency), dependency.kind_name
+    if kind == "external":
+        path = index.graph.external_path(dependency.node) if index.graph else None
+        where = f" ({path})" if path else ""
+        return f"{label} is an external{where}, not a binary in the loaded caches"
+    if kind == "not in the build cache":
+        return f"{label} is not in the build cache: its index records it, without a binary"
+    if kind == "a dependency in a spec file":
+        return (
+            f"{label} is only named as a dependency in a spec file, "
+            "not a binary in the loaded caches"
+        )
+    return f"{label} is not in the loaded caches"

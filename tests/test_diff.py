@@ -184,7 +184,7 @@ async def test_a_comparison_asked_for_again_is_instant_and_a_superseded_one_neve
         assert isinstance(app.screen, DiffScreen) and app.screen.changes.old.label == NEW
         assert [s for s in app.screen_stack if isinstance(s, DiffScreen)] == [app.screen]
         await pilot.press("escape")
-        assert isinstance(app.screen, MainScreen) and main.compared(OLD, NEW) and main.compared(NEW, OLD)
+        assert isinstance(app.screen, MainScreen) and app.service.comparisons.known(app.service.index, OLD, NEW) and app.service.comparisons.known(app.service.index, NEW, OLD)
         main.compare(OLD, NEW)  # worked out already: shown at once, no worker
         await pilot.pause()
         assert isinstance(app.screen, DiffScreen) and app.screen.changes.old.label == OLD

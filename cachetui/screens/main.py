@@ -10,7 +10,7 @@ exclusive worker; a result that is no longer current is dropped, never shown.
 
 from __future__ import annotations
 
-import gc
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -29,18 +29,24 @@ from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
 from cachetui.index.query import Query, QueryError, parse_query
 from cachetui.messages import (
-    DownloadProgress,
+    CompareTags,
+    DownloadAdvanced,
+    GoToPackage,
+    LoadAdvanced,
     Loaded,
     LoadFailed,
-    LoadProgress,
+    LookUpHash,
     QueryRejected,
     ResultReady,
+    SwitchTag,
+    ToggleFilter,
 )
-from cachetui.output import json_text, replacing, spec_record
+from cachetui.output import json_text, spec_record, why_no_spec
 from cachetui.pager import DEFAULT_PAGER, run_pager
 from cachetui.screens.hash_lookup import HashLookupScreen
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
+from cachetui.service.reveal import reveal
 from cachetui.textsafe import visible
 from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.facet_sidebar import FacetSidebar
@@ -50,6 +56,12 @@ from cachetui.widgets.safe_input import SafeInput
 from cachetui.widgets.spec_detail import SpecDetail
 from cachetui.widgets.spec_list import SpecList
 from cachetui.widgets.stats_view import StatsView
+
+if TYPE_CHECKING:  # the index brings numpy: not before the first frame
+    from pathlib import Path
+
+    from cachetui.index.diff import TagDiff
+    from cachetui.index.store import Index
 
 # At this width and wider, the filters, the lists and the detail pane all fit side by side.
 WIDE = 120
@@ -197,9 +209,6 @@ class MainScreen(Screen):
         self._loading = "starting…"
         self._query_error = ""  # why the search text does not parse, while it does not
         self._wide: bool | None = None  # the width class the panes were last laid out for
-        self._diffs: dict[
-            tuple[str, str], tuple[object, object]
-        ] = {}  # (old, new) -> (index, TagDiff)
         self._compare_wanted: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
@@ -302,13 +311,9 @@ class MainScreen(Screen):
         worker = get_current_worker()
         try:
             report = self.service.load(
-                progress=lambda done, total, specs: self.post_message(
-                    LoadProgress(done, total, specs)
-                ),
+                progress=self._load_advanced,
                 cancelled=lambda: worker.is_cancelled,
-                download=lambda url, done, total: self.post_message(
-                    DownloadProgress(url, done, total)
-                ),
+                download=self._download_advanced,
             )
         except Exception as error:  # never a traceback in front of the user
             self.post_message(LoadFailed(f"{type(error).__name__}: {error}"))
@@ -319,13 +324,19 @@ class MainScreen(Screen):
                 report.index.graph
             )  # read the dependency graph here, not on the first move in the UI
 
-    def on_load_progress(self, message: LoadProgress) -> None:
+    def _load_advanced(self, done: int, total: int, specs: int) -> None:
+        self.post_message(LoadAdvanced(done, total, specs))
+
+    def _download_advanced(self, url: str, done: int, total: int | None) -> None:
+        self.post_message(DownloadAdvanced(url, done, total))
+
+    def on_load_advanced(self, message: LoadAdvanced) -> None:
         self._loading = (
             f"loading {message.done:,} of {message.total:,} files, {message.specs:,} specs"
         )
         self._update_status()
 
-    def on_download_progress(self, message: DownloadProgress) -> None:
+    def on_download_advanced(self, message: DownloadAdvanced) -> None:
         name = visible(message.url.rstrip("/").rsplit("/", 1)[-1][:40])
         done = _megabytes(message.done)
         self._loading = (
@@ -360,17 +371,6 @@ class MainScreen(Screen):
             )
         if report.index.n_specs == 0:
             self.notify("Nothing loadable in the given sources.", severity="error")
-        # The index and the app are built and live as long as the process: move them out of
-        # the collector's sight. Otherwise every oldest-generation collection walks them all,
-        # a pause of 50-65 ms at a million specs that lands in the middle of a keystroke.
-        gc.collect()  # what is garbage now would otherwise be frozen with the rest, for good
-        gc.freeze()
-        # Every frame leaves garbage in cycles (Textual's Strips cache themselves in their
-        # own crop caches: seven caches a strip). Collected with the youngest generation
-        # (threshold 1), it goes a few thousand objects at a time; left to pile up in the
-        # middle one (20_000, 20, 20), one collection freed 90k objects in 142 ms, in the
-        # middle of a facet toggle at 1M. (10_000, 1, 50): the longest pause 33 ms.
-        gc.set_threshold(10_000, 1, 50)
 
     # -- filtering ----------------------------------------------------------------------
 
@@ -585,7 +585,7 @@ class MainScreen(Screen):
             detail.focus()  # stay in the pane: the next dependency is a key away
         else:
             self.notify(
-                visible(_not_loaded(index, event.dependency)), title="Dependency", markup=False
+                visible(why_no_spec(index, event.dependency)), title="Dependency", markup=False
             )
 
     # -- hash lookup --------------------------------------------------------------------
@@ -616,29 +616,18 @@ class MainScreen(Screen):
         """Highlight the package and the spec of `row`, clearing the facets or the search
         (or both) if they hide it."""
         index = self.service.index
+        if index is None:
+            return
         package = index.package_of(row)
         if self.result is None or not (self.result.mask >> row) & 1:
             # Clear only what hides it: the facets, the search, or both.
-            facets_hide = (
-                not (self.service.evaluate(Filter("", self.filter.selections)).mask >> row) & 1
-            )
-            search_hides = not (self._query_only(self.filter.query) >> row) & 1
-            cleared = " and ".join(
-                what
-                for what, hides in (("Search", search_hides), ("filters", facets_hide))
-                if hides
-            )
-            self.filter = Filter(
-                "" if search_hides else self.filter.query,
-                () if facets_hide else self.filter.selections,
-            )
-            if search_hides:
+            shown = reveal(self.service, self.filter, row)
+            self.filter = shown.filter
+            if shown.search_cleared:
                 self.query_one("#search", Input).value = ""
             self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
-            if cleared:  # (else the shown result was only out of date)
-                self.notify(
-                    f"{cleared.capitalize()} cleared to show /{index.hashes[row][:7]}", title=why
-                )
+            if shown.cleared:  # (else the shown result was only out of date)
+                self.notify(f"{shown.cleared} cleared to show /{index.hashes[row][:7]}", title=why)
         packages, specs = self.query_one(PackageList), self.query_one(SpecList)
         packages.select_package(package)
         self._show_package(package)
@@ -678,46 +667,52 @@ class MainScreen(Screen):
             self._request()
             self._update_status()
 
-    def toggle_facet(self, facet: str, value: str) -> None:
+    def on_toggle_filter(self, message: ToggleFilter) -> None:
         """Turn one filter value on or off (the palette's way to the sidebar's space)."""
-        self.filter = self.filter.toggled(facet, value)
+        self.filter = self.filter.toggled(message.facet, message.value)
         self._request()
         self._update_status()
 
-    def switch_tag(self, tag: str | None) -> None:
+    def on_switch_tag(self, message: SwitchTag) -> None:
         """Show one cache tag only (None: every tag)."""
-        self.filter = self.filter.with_selection("tag", {tag} if tag else set())
+        self.filter = self.filter.with_selection("tag", {message.tag} if message.tag else set())
         self._request()
         self._update_status()
+
+    def on_compare_tags(self, message: CompareTags) -> None:
+        self.compare(message.old, message.new)
+
+    def on_go_to_package(self, message: GoToPackage) -> None:
+        self.go_to_package(message.package)
+
+    def on_look_up_hash(self, message: LookUpHash) -> None:
+        """Go to the spec whose hash starts with the prefix, or offer the choice of several."""
+        if self.service.index is not None:
+            self._go_to_specs(
+                self.service.index.lookup_hash(message.prefix), message.prefix, narrowed=False
+            )
 
     def action_export(self) -> None:
         from cachetui.screens.export import ExportScreen
 
-        if self.service.index is None or self.result is None:
+        index, result = self.service.index, self.result
+        if index is None or result is None:
             self.notify("Nothing is loaded yet.", title="Export", severity="warning")
             return
-        result = self.result
-        self.app.push_screen(
-            ExportScreen(result.matching_specs),
-            lambda chosen: chosen and self._export(result, *chosen),
-        )
+
+        def chosen(choice: tuple[str, Path] | None) -> None:
+            if choice is not None:
+                self._export(index, result, *choice)
+
+        self.app.push_screen(ExportScreen(result.matching_specs), chosen)
 
     @work(thread=True, group="export")
-    def _export(self, result: Result, form: str, path) -> None:
-        """Write in a worker: a million CSV lines take seconds. The file is written beside its
-        target and renamed into place, so a failed write never leaves half a file where the
-        user looks for it; a symlink is written through, and the file gets the mode it had,
-        or the one the umask gives a new file."""
-        from cachetui.output import write_export
+    def _export(self, index: Index, result: Result, form: str, path: Path) -> None:
+        """Write in a worker: a million CSV lines take seconds."""
+        from cachetui.service.export import export
 
-        index = self.service.index
-        rows = index.rows_in(result.mask)
-        selections = {facet: sorted(values) for facet, values in result.filter.selections}
         try:
-            with replacing(path) as out:
-                write_export(
-                    index, rows, form, out, {"query": result.filter.query, "selections": selections}
-                )
+            written = export(index, result, form, path)
         except OSError as error:
             self.app.call_from_thread(
                 self.notify,
@@ -729,7 +724,7 @@ class MainScreen(Screen):
             return
         self.app.call_from_thread(
             self.notify,
-            visible(f"Wrote {len(rows):,} specs to {path}"),
+            visible(f"Wrote {written:,} specs to {path}"),
             title="Export",
             markup=False,
         )
@@ -752,38 +747,29 @@ class MainScreen(Screen):
     def compare(self, old: str, new: str) -> None:
         """Show what changed from tag `old` to tag `new`: worked out once in a worker, then kept,
         so coming back from a spec the diff screen went to is instant."""
-        key = (old, new)
-        self._compare_wanted = key
+        self._compare_wanted = (old, new)
         index = self.service.index
-        if self._diffs.get(key, (None, None))[0] is index:
-            self._show_diff(key)
+        if index is None:
+            return
+        known = self.service.comparisons.known(index, old, new)
+        if known is not None:
+            self._show_diff(known)
             return
         self.notify(
             visible(f"Comparing {old} with {new}…"), title="Compare", timeout=3, markup=False
         )
         self._compare(index, old, new)
 
-    def compared(self, old: str, new: str) -> bool:
-        return self._diffs.get((old, new), (None, None))[0] is self.service.index
-
     @work(thread=True, group="compare")
-    def _compare(self, index, old: str, new: str) -> None:
-        from cachetui.index.diff import Side, diff
+    def _compare(self, index: Index, old: str, new: str) -> None:
+        changes = self.service.comparisons.compare(index, old, new)
+        self.app.call_from_thread(self._diff_ready, (old, new), changes)
 
-        tags = index.facet_values["tag"]
-        side = {
-            tag: Side(tag, index, index.rows_in(index.facet_bits["tag"][tags.index(tag)]))
-            for tag in (old, new)
-        }
-        changes = diff(side[old], side[new])
-        self.app.call_from_thread(self._diff_ready, index, (old, new), changes)
-
-    def _diff_ready(self, index, key: tuple[str, str], changes) -> None:
-        self._diffs[key] = (index, changes)
+    def _diff_ready(self, key: tuple[str, str], changes: TagDiff) -> None:
         if key != self._compare_wanted:
             return  # another comparison was asked for since: that one shows
         if self.app.screen is self:
-            self._show_diff(key)
+            self._show_diff(changes)
         else:  # the user went on meanwhile: do not cover what they are doing
             self.notify(
                 visible(f"{key[0]} -> {key[1]} is ready: press c to see it"),
@@ -791,14 +777,16 @@ class MainScreen(Screen):
                 markup=False,
             )
 
-    def _show_diff(self, key: tuple[str, str]) -> None:
+    def _show_diff(self, changes: TagDiff) -> None:
         from cachetui.screens.diff import DiffScreen
 
         self._compare_wanted = None
-        self.app.push_screen(
-            DiffScreen(self._diffs[key][1]),
-            lambda row: row is not None and self.jump_to(row, "Compare"),
-        )
+
+        def chosen(row: int | None) -> None:
+            if row is not None:
+                self.jump_to(row, "Compare")
+
+        self.app.push_screen(DiffScreen(changes), chosen)
 
     def action_switch_tag(self) -> None:
         from cachetui.commands import TagCommands
@@ -831,11 +819,6 @@ class MainScreen(Screen):
         packages.select_package(package)
         self._show_package(package)
         packages.focus()
-
-    def look_up_hash(self, prefix: str) -> None:
-        """Go to the spec whose hash starts with `prefix`, or offer the choice of several."""
-        if self.service.index is not None:
-            self._go_to_specs(self.service.index.lookup_hash(prefix), prefix, narrowed=False)
 
     @property
     def highlighted_row(self) -> int | None:
@@ -893,22 +876,6 @@ class MainScreen(Screen):
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):
             self.query_one(PackageList).focus()
-
-
-def _not_loaded(index, dependency) -> str:
-    """Why a dependency has no spec to go to, in the user's terms."""
-    label = f"{dependency.name}@{dependency.version}" if dependency.version else dependency.name
-    label += f" /{dependency.hash[:7]}"
-    kind = dependency.kind_name
-    if kind == "external":
-        path = index.graph.external_path(dependency.node) if index.graph else None
-        where = f" ({path})" if path else ""
-        return f"{label} is an external{where}, not a binary in the loaded caches"
-    if kind == "not in the build cache":
-        return f"{label} is not in the build cache: its index records it, without a binary"
-    if kind == "a dependency in a spec file":
-        return f"{label} is only named as a dependency in a spec file, not a binary in the loaded caches"
-    return f"{label} is not in the loaded caches"
 
 
 def _megabytes(size: int) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from cachetui.model import LoadProblem
 from cachetui.resources import sample_data_dir
+from cachetui.service.compare import TagComparisons
 
 if TYPE_CHECKING:
     from cachetui.index.filter import Filter, Result
@@ -55,6 +56,7 @@ class IndexService:
             (Path(cache_dir) if cache_dir else default_cache_dir()) if use_cache else None
         )
         self.report: LoadReport | None = None
+        self.comparisons = TagComparisons()  # tag diffs of the loaded index, each worked out once
         self._generation = 0
         self._lock = threading.Lock()
 
