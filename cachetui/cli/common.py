@@ -1,0 +1,92 @@
+"""What every sub-command shares: loading with problems on stderr, usage errors, exit codes,
+JSON on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cachetui.config import (
+    Config,
+    load_config,
+)
+from cachetui.index.hashes import HashPrefixError, hash_prefix_in
+from cachetui.output import (
+    json_text,
+)
+from cachetui.service import IndexService, LoadReport
+from cachetui.textsafe import visible
+
+EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad usage, or nothing loadable: said on stderr, exit code 2."""
+
+
+def service_for(options: argparse.Namespace, config: Config) -> IndexService:
+    return IndexService(
+        sources_of(options, config), cache_dir=options.cache_dir, use_cache=not options.no_cache
+    )
+
+
+def sources_of(options: argparse.Namespace, config: Config) -> list[str]:
+    """The sources named on the command line, else the config file's (else the sample data)."""
+    return options.sources or config.sources
+
+
+def config_problems_to_stderr(config: Config) -> None:
+    for problem in config.problems:
+        print(
+            f"cachetui: warning: {visible(problem.source)}: {visible(problem.message)}",
+            file=sys.stderr,
+        )
+
+
+def load(options: argparse.Namespace) -> LoadReport:
+    """Load for a sub-command: problems go to stderr; nothing loadable is a usage error."""
+    config = load_config(options.config, state_path=None)
+    config_problems_to_stderr(config)
+    sources = sources_of(options, config)
+    report = service_for(options, config).load(
+        download=download_progress() if sys.stderr.isatty() else None
+    )
+    for problem in report.problems:
+        print(
+            f"cachetui: {problem.severity}: {visible(problem.source)}: {visible(problem.message)}",
+            file=sys.stderr,
+        )
+    if report.index.n_specs == 0:
+        raise UsageError(
+            "nothing loadable in " + ", ".join(visible(s) for s in sources or ["the sample data"])
+        )
+    return report
+
+
+def download_progress():
+    """On a terminal, one line on stderr that follows a download (cleared when it ends)."""
+
+    def show(url: str, done: int, total: int | None) -> None:
+        name = visible(url.rstrip("/").rsplit("/", 1)[-1][:40])
+        of = f" of {total / 1e6:,.1f}" if total else ""
+        line = f"cachetui: downloading {name}: {done / 1e6:,.1f}{of} MB"
+        finished = total is not None and done >= total
+        sys.stderr.write("\r\x1b[K" + ("" if finished else line))
+        sys.stderr.flush()
+
+    return show
+
+
+def print_json(value: object) -> None:
+    sys.stdout.write(json_text(value) + "\n")
+
+
+def hash_prefix_of(options: argparse.Namespace) -> tuple[str, str]:
+    """(the hash prefix, how to name it to the user)."""
+    try:
+        prefix = hash_prefix_in(options.prefix)  # a prefix, or a pasted log line with a hash
+    except HashPrefixError as error:
+        raise UsageError(f"bad hash prefix {visible(options.prefix)!r}: {error}") from None
+    return prefix, options.prefix if options.prefix.strip().lstrip(
+        "/"
+    ).lower() == prefix else prefix

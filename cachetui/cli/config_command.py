@@ -1,0 +1,49 @@
+"""`cachetui config`: every setting, its value and where it came from."""
+
+from __future__ import annotations
+
+import argparse
+
+from cachetui.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    config_problems_to_stderr,
+    print_json,
+)
+from cachetui.config import (
+    describe,
+    load_config,
+)
+from cachetui.output import (
+    table,
+)
+from cachetui.textsafe import visible
+
+
+def config_command(options: argparse.Namespace) -> int:
+    """Every setting with its value and where it came from; the config file's problems,
+    checked as the app checks them (binding ids, keys that clash, theme names)."""
+    from cachetui.app import check_config  # the app's binding ids and themes: imports Textual
+
+    config = load_config(options.config)
+    check_config(config)
+    rows = describe(config)
+    if options.json:
+        print_json(
+            {
+                "file": str(config.path),
+                "settings": [{"key": k, "value": v, "origin": o} for k, v, o in rows],
+                "problems": [
+                    {"source": p.source, "error": p.message, "severity": p.severity}
+                    for p in config.problems
+                ],
+            }
+        )
+    else:
+        print(
+            f"config file: {visible(str(config.path))}"
+            + ("" if config.path and config.path.exists() else " (not there: defaults)")
+        )
+        print(table(("key", "value", "from"), rows))
+        config_problems_to_stderr(config)
+    return EXIT_USAGE if config.problems else EXIT_OK

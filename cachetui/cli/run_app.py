@@ -1,0 +1,54 @@
+"""`cachetui [SOURCE ...]`: the app (the only path that imports Textual)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from cachetui.cli.common import (
+    UsageError,
+    config_problems_to_stderr,
+    service_for,
+)
+from cachetui.config import (
+    ORIGIN_COMMAND_LINE,
+    load_config,
+)
+from cachetui.textsafe import visible
+from cachetui.urls import is_url
+
+
+def _set_colors(choice: str) -> None:
+    """Textual reads its colour system when it is imported: set it first. An explicit choice
+    wins over an inherited NO_COLOR; auto leaves the environment as the user has it."""
+    if choice == "none":
+        os.environ["NO_COLOR"] = "1"
+    elif choice != "auto":
+        os.environ.pop("NO_COLOR", None)
+        os.environ["TEXTUAL_COLOR_SYSTEM"] = choice
+
+
+def run_app(options: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    config = load_config(options.config)
+    missing = [s for s in options.sources if not is_url(s) and not Path(s).expanduser().exists()]
+    if options.sources and len(missing) == len(
+        options.sources
+    ):  # (the config file's: load problems, as any)
+        raise UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
+    if options.color:
+        config.color, config.origins["color"] = options.color, ORIGIN_COMMAND_LINE
+    if options.no_mouse:
+        config.mouse, config.origins["mouse"] = False, ORIGIN_COMMAND_LINE
+    _set_colors(config.color)
+    # A search result lands a few ms after the search box's own echo has used Textual's
+    # frame tick, so at the default 60 frames/s it waited up to 17 ms for the next one.
+    # Read by Textual at import; a user's own TEXTUAL_FPS wins.
+    os.environ.setdefault("TEXTUAL_FPS", "120")
+    from cachetui.app import CacheTUI  # Textual is imported only here, after the colours are set
+
+    app = CacheTUI(service=service_for(options, config), config=config)
+    app.run(mouse=config.mouse)
+    config_problems_to_stderr(config)  # shown in the app too; here they outlive it
+    return app.return_code or 0

@@ -1,0 +1,12 @@
+"""What a URL is, for every part of cachetui: a source, a mirror root, a path in the config.
+(Light on purpose: the command line asks it before anything heavy is imported.)"""
+
+from __future__ import annotations
+
+URL_SCHEMES = ("http", "https", "file", "s3")
+
+
+def is_url(text: str) -> bool:
+    """`http://`, `https://`, `file://` or `s3://` (any case), as a SOURCE may be."""
+    scheme, sep, _ = text.partition("://")
+    return bool(sep) and scheme.lower() in URL_SCHEMES
