@@ -241,3 +241,10 @@ def why_no_spec(index: Index, dependency: Dependency) -> str:
             "not a binary in the loaded caches"
         )
     return f"{label} is not in the loaded caches"
+
+
+def download_text(url: str, done: int, total: int | None) -> str:
+    """A download under way, in a line: `downloading index.json: 1.2 of 3.4 MB`."""
+    name = visible(url.rstrip("/").rsplit("/", 1)[-1][:40])
+    of = f" of {total / 1e6:,.1f}" if total else ""
+    return f"downloading {name}: {done / 1e6:,.1f}{of} MB"

@@ -325,7 +325,7 @@ async def test_in_the_search_box_y_is_typed_and_escape_leaves_it() -> None:
 
 async def test_v_shows_the_full_record_in_the_pager(monkeypatch) -> None:
     ran: list[tuple[str, str]] = []
-    monkeypatch.setattr("cachetui.screens.main.run_pager", lambda command, text: ran.append((command, text)))
+    monkeypatch.setattr("cachetui.screens.main_actions.run_pager", lambda command, text: ran.append((command, text)))
     app = CacheTUI(config=Config(pager="my-pager --json"))
     monkeypatch.setattr(app, "suspend", contextlib.nullcontext)  # a headless driver cannot suspend
     async with app.run_test(size=NARROW) as pilot:

@@ -12,6 +12,7 @@ from cachetui.config import (
 )
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
 from cachetui.output import (
+    download_text,
     json_text,
 )
 from cachetui.service import IndexService, LoadReport
@@ -67,9 +68,7 @@ def download_progress():
     """On a terminal, one line on stderr that follows a download (cleared when it ends)."""
 
     def show(url: str, done: int, total: int | None) -> None:
-        name = visible(url.rstrip("/").rsplit("/", 1)[-1][:40])
-        of = f" of {total / 1e6:,.1f}" if total else ""
-        line = f"cachetui: downloading {name}: {done / 1e6:,.1f}{of} MB"
+        line = f"cachetui: {download_text(url, done, total)}"
         finished = total is not None and done >= total
         sys.stderr.write("\r\x1b[K" + ("" if finished else line))
         sys.stderr.flush()

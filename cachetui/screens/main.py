@@ -15,35 +15,30 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.events import Resize
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
-from textual.worker import get_current_worker
 
-from cachetui.config import Config
 from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
-from cachetui.index.query import Query, QueryError, parse_query
+from cachetui.index.query import QueryError
 from cachetui.messages import (
     CompareTags,
-    DownloadAdvanced,
     GoToPackage,
-    LoadAdvanced,
-    Loaded,
-    LoadFailed,
     LookUpHash,
     QueryRejected,
     ResultReady,
     SwitchTag,
     ToggleFilter,
 )
-from cachetui.output import json_text, spec_record, why_no_spec
-from cachetui.pager import DEFAULT_PAGER, run_pager
+from cachetui.output import why_no_spec
 from cachetui.screens.hash_lookup import HashLookupScreen
+from cachetui.screens.main_actions import SpecActions, TagActions
+from cachetui.screens.main_keys import MAIN_BINDINGS
+from cachetui.screens.main_loading import Loading
+from cachetui.screens.main_search import SearchBox, parsed, set_border_title
 from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
 from cachetui.service.reveal import reveal
@@ -58,143 +53,16 @@ from cachetui.widgets.spec_list import SpecList
 from cachetui.widgets.stats_view import StatsView
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
-    from pathlib import Path
-
-    from cachetui.index.diff import TagDiff
-    from cachetui.index.store import Index
+    pass
 
 # At this width and wider, the filters, the lists and the detail pane all fit side by side.
 WIDE = 120
 
 
-class MainScreen(Screen):
+class MainScreen(Loading, SearchBox, SpecActions, TagActions, Screen):
     HELP_GROUP = "main"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
-    BINDINGS = [
-        Binding(
-            "slash",
-            "focus_search",
-            "Search",
-            id="focus-search",
-            tooltip="Focus the search box (Spack spec syntax; /prefix finds hashes)",
-        ),
-        Binding(
-            "tab",
-            "app.focus_next",
-            "Next pane",
-            show=False,
-            id="focus-next",
-            tooltip="Move to the next pane",
-        ),
-        Binding(
-            "shift+tab",
-            "app.focus_previous",
-            "Previous pane",
-            show=False,
-            id="focus-previous",
-            tooltip="Move to the previous pane",
-        ),
-        Binding(
-            "escape",
-            "leave_search",
-            "Leave search",
-            show=False,
-            id="leave-search",
-            tooltip="Leave the search box for the package list",
-        ),
-        Binding(
-            "f,f2",
-            "toggle_filters",
-            "Filters",
-            id="toggle-filters",
-            tooltip="Show or hide the filters (stacks, OS, targets, compilers, ...)",
-        ),
-        Binding(
-            "d,f3",
-            "toggle_detail",
-            "Detail",
-            id="toggle-detail",
-            tooltip="Show or hide the detail pane of the highlighted spec",
-        ),
-        Binding(
-            "t",
-            "switch_tag",
-            "Tag",
-            show=False,
-            id="switch-tag",
-            tooltip="Switch to another cache tag (develop, a release, a snapshot), or all of them",
-        ),
-        Binding(
-            "s",
-            "toggle_stats",
-            "Stats",
-            id="toggle-stats",
-            tooltip="Show or hide stats of what the filters and the search match: per stack, OS, target, compiler; stack x target; top packages",
-        ),
-        Binding(
-            "c",
-            "compare",
-            "Compare",
-            show=False,
-            id="compare-tags",
-            tooltip="Compare two cache tags: specs added, removed and rebuilt, per package",
-        ),
-        Binding(
-            "e",
-            "export",
-            "Export",
-            show=False,
-            id="export-specs",
-            tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines",
-        ),
-        Binding(
-            "x",
-            "clear_filters",
-            "Clear filters",
-            show=False,
-            id="clear-filters",
-            tooltip="Clear every filter (the search text stays)",
-        ),
-        Binding(
-            "y",
-            "copy('hash')",
-            "Copy hash",
-            id="copy-hash",
-            tooltip="Copy the highlighted spec's full hash (OSC 52; shown too)",
-        ),
-        Binding(
-            "Y",
-            "copy('install')",
-            "Copy install",
-            show=False,
-            id="copy-install",
-            tooltip="Copy the highlighted spec's install command",
-        ),
-        Binding(
-            "U",
-            "copy('url')",
-            "Copy URL",
-            show=False,
-            id="copy-url",
-            tooltip="Copy the highlighted spec's tarball URL, when known",
-        ),
-        Binding(
-            "v",
-            "view_record",
-            "View JSON",
-            show=False,
-            id="view-record",
-            tooltip="Open the highlighted spec's full record (JSON) in $PAGER",
-        ),
-        Binding(
-            "p",
-            "problems",
-            "Problems",
-            show=False,
-            id="show-problems",
-            tooltip="List every load problem (file and reason)",
-        ),
-    ]
+    BINDINGS = MAIN_BINDINGS
     # Shown or folded away; set from the width when it crosses WIDE, and by f and d.
     filters_shown = var(True, init=False)
     detail_shown = var(True, init=False)
@@ -304,74 +172,6 @@ class MainScreen(Screen):
         if result is self.result:  # a newer result has its own summary on the way
             self.query_one(StatsView).show(summary, title_for(result.filter))
 
-    # -- loading ------------------------------------------------------------------------
-
-    @work(thread=True, exclusive=True, group="load")
-    def _load(self) -> None:
-        worker = get_current_worker()
-        try:
-            report = self.service.load(
-                progress=self._load_advanced,
-                cancelled=lambda: worker.is_cancelled,
-                download=self._download_advanced,
-            )
-        except Exception as error:  # never a traceback in front of the user
-            self.post_message(LoadFailed(f"{type(error).__name__}: {error}"))
-            return
-        if not worker.is_cancelled:
-            self.post_message(Loaded(report))
-            _ = (
-                report.index.graph
-            )  # read the dependency graph here, not on the first move in the UI
-
-    def _load_advanced(self, done: int, total: int, specs: int) -> None:
-        self.post_message(LoadAdvanced(done, total, specs))
-
-    def _download_advanced(self, url: str, done: int, total: int | None) -> None:
-        self.post_message(DownloadAdvanced(url, done, total))
-
-    def on_load_advanced(self, message: LoadAdvanced) -> None:
-        self._loading = (
-            f"loading {message.done:,} of {message.total:,} files, {message.specs:,} specs"
-        )
-        self._update_status()
-
-    def on_download_advanced(self, message: DownloadAdvanced) -> None:
-        name = visible(message.url.rstrip("/").rsplit("/", 1)[-1][:40])
-        done = _megabytes(message.done)
-        self._loading = (
-            f"downloading {name}: {done} of {_megabytes(message.total)} MB"
-            if message.total
-            else f"downloading {name}: {done} MB"
-        )
-        self._update_status()
-
-    def on_load_failed(self, message: LoadFailed) -> None:
-        self._loading = "load failed"
-        self._update_status()
-        self.notify(visible(message.reason), title="Could not load", severity="error", markup=False)
-
-    def on_loaded(self, message: Loaded) -> None:
-        report = message.report
-        self._loading = ""
-        detail = self.query_one(SpecDetail)
-        detail.index = report.index
-        detail.row = None  # a new index: the same row number is another spec
-        self.query_one(FacetSidebar).empty_text = "no data loaded"
-        self._apply(self.service.evaluate(self.filter, self.service.next_generation()))
-        errors = len(report.errors)
-        if report.problems:
-            first = report.problems[0]
-            more = f" (and {len(report.problems) - 1:,} more)" if len(report.problems) > 1 else ""
-            self.notify(
-                visible(f"{first.source}: {first.message}{more}"),
-                title="Load problems",
-                severity="error" if errors else "warning",
-                markup=False,
-            )
-        if report.index.n_specs == 0:
-            self.notify("Nothing loadable in the given sources.", severity="error")
-
     # -- filtering ----------------------------------------------------------------------
 
     def _request(self) -> None:
@@ -429,7 +229,7 @@ class MainScreen(Screen):
             return  # already showing it
         self._shown = (package, self.result)
         rows = [] if package is None else index.rows_in_package(package, self.result.mask)
-        _set_border_title(
+        set_border_title(
             specs, "Specs" if package is None else f"Specs of {index.packages[package]}"
         )
         marks = highlight_for(self.result.filter.query).spec
@@ -467,69 +267,13 @@ class MainScreen(Screen):
 
     # -- events from the widgets (messages up) ------------------------------------------
 
-    @on(Input.Changed, "#search")
-    def _search_changed(self, event: Input.Changed) -> None:
-        text = event.value
-        try:
-            parse_query(text)  # cheap, and no index needed: say what is wrong at once
-        except QueryError as error:
-            # A `/` just typed begins a hash prefix: not wrong, only not finished.
-            unfinished_hash = text.endswith("/") and not text[error.start :].strip("/")
-            # Meanwhile the list keeps the last valid result.
-            self._show_query_error(
-                "" if unfinished_hash else f"column {error.start + 1}: {error.message}"
-            )
-            self._update_search_hint()
-            return
-        self._show_query_error("")
-        if text != self.filter.query:
-            self.filter = self.filter.with_query(text)
-            self._request()
-        self._update_search_hint()
-
-    def _show_query_error(self, error: str) -> None:
-        """The box turns red; the status line has room for the reason where a narrow box cuts it."""
-        self.query_one("#search").set_class(bool(error), "-invalid")
-        if error != self._query_error:
-            self._query_error = error
-            self._update_status()
-
-    def _update_search_hint(self) -> None:
-        """The search box's subtitle: what is wrong with the text, or where enter goes."""
-        search = self.query_one("#search", Input)
-        text, result = search.value, self.result
-        if self._query_error:
-            hint = self._query_error
-        elif (
-            result is not None
-            and result.filter.query == text
-            and result.spack_0x_reading is not None
-        ):
-            hint = f"did you mean: {visible(result.spack_0x_reading)}"  # the box has room the status line lacks at 80 columns
-        elif text.endswith("/") and _parsed(text) is None:  # (`tag=a/` parses: a value)
-            hint = "hash lookup: type the first characters of a hash"
-        elif result is not None and result.filter.query != text and "/" in text:
-            return  # its result is on its way, and updates the hint when it comes
-        elif "/" not in text or result is None or not getattr(_parsed(text), "hash_prefixes", ()):
-            hint = ""
-        elif result.matching_specs:
-            found = result.matching_specs
-            hint = f"{found:,} match{'es' if found != 1 else ''} · enter to go"
-        else:
-            hint = (
-                "none with these filters · enter looks in all"
-                if result.filter.selections
-                else "no match"
-            )
-        _set_border_title(search, hint, subtitle=True)
-
     def _query_only(self, text: str) -> int:
         """The rows the search text matches in everything loaded, facets aside."""
         return self.service.evaluate(Filter(text)).mask
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        query = _parsed(event.value)
+        query = parsed(event.value)
         if query is None:
             return  # the box already says what is wrong; stay in it
         if query.hash_prefixes and self.service.index is not None:
@@ -692,119 +436,6 @@ class MainScreen(Screen):
                 self.service.index.lookup_hash(message.prefix), message.prefix, narrowed=False
             )
 
-    def action_export(self) -> None:
-        from cachetui.screens.export import ExportScreen
-
-        index, result = self.service.index, self.result
-        if index is None or result is None:
-            self.notify("Nothing is loaded yet.", title="Export", severity="warning")
-            return
-
-        def chosen(choice: tuple[str, Path] | None) -> None:
-            if choice is not None:
-                self._export(index, result, *choice)
-
-        self.app.push_screen(ExportScreen(result.matching_specs), chosen)
-
-    @work(thread=True, group="export")
-    def _export(self, index: Index, result: Result, form: str, path: Path) -> None:
-        """Write in a worker: a million CSV lines take seconds."""
-        from cachetui.service.export import export
-
-        try:
-            written = export(index, result, form, path)
-        except OSError as error:
-            self.app.call_from_thread(
-                self.notify,
-                visible(f"Could not write {path}: {error.strerror or error}"),
-                title="Export",
-                severity="error",
-                markup=False,
-            )
-            return
-        self.app.call_from_thread(
-            self.notify,
-            visible(f"Wrote {written:,} specs to {path}"),
-            title="Export",
-            markup=False,
-        )
-
-    def action_compare(self) -> None:
-        from cachetui.commands import CompareCommands
-        from cachetui.screens.palette import Palette
-
-        index = self.service.index
-        if index is None or len(index.facet_values.get("tag", [])) < 2:
-            self.notify(
-                "Comparing needs two cache tags loaded (cachetui diff OLD NEW compares sources too).",
-                title="Compare",
-            )
-            return
-        self.app.push_screen(
-            Palette(providers=[CompareCommands], placeholder="Compare two cache tags: old -> new…")
-        )
-
-    def compare(self, old: str, new: str) -> None:
-        """Show what changed from tag `old` to tag `new`: worked out once in a worker, then kept,
-        so coming back from a spec the diff screen went to is instant."""
-        self._compare_wanted = (old, new)
-        index = self.service.index
-        if index is None:
-            return
-        known = self.service.comparisons.known(index, old, new)
-        if known is not None:
-            self._show_diff(known)
-            return
-        self.notify(
-            visible(f"Comparing {old} with {new}…"), title="Compare", timeout=3, markup=False
-        )
-        self._compare(index, old, new)
-
-    @work(thread=True, group="compare")
-    def _compare(self, index: Index, old: str, new: str) -> None:
-        changes = self.service.comparisons.compare(index, old, new)
-        self.app.call_from_thread(self._diff_ready, (old, new), changes)
-
-    def _diff_ready(self, key: tuple[str, str], changes: TagDiff) -> None:
-        if key != self._compare_wanted:
-            return  # another comparison was asked for since: that one shows
-        if self.app.screen is self:
-            self._show_diff(changes)
-        else:  # the user went on meanwhile: do not cover what they are doing
-            self.notify(
-                visible(f"{key[0]} -> {key[1]} is ready: press c to see it"),
-                title="Compare",
-                markup=False,
-            )
-
-    def _show_diff(self, changes: TagDiff) -> None:
-        from cachetui.screens.diff import DiffScreen
-
-        self._compare_wanted = None
-
-        def chosen(row: int | None) -> None:
-            if row is not None:
-                self.jump_to(row, "Compare")
-
-        self.app.push_screen(DiffScreen(changes), chosen)
-
-    def action_switch_tag(self) -> None:
-        from cachetui.commands import TagCommands
-        from cachetui.screens.palette import Palette
-
-        index = self.service.index
-        tags = index.facet_values.get("tag", []) if index is not None else []
-        if len(tags) < 2 and not self.filter.selected.get("tag"):
-            self.notify(
-                visible(
-                    f"One cache tag is loaded: {tags[0]}" if tags else "Nothing is loaded yet."
-                ),
-                title="Tag",
-                markup=False,
-            )
-            return
-        self.app.push_screen(Palette(providers=[TagCommands], placeholder="Switch to a cache tag…"))
-
     def go_to_package(self, package: int) -> None:
         """Highlight `package` in the list, clearing what hides it, and move to its specs."""
         index = self.service.index
@@ -820,83 +451,6 @@ class MainScreen(Screen):
         self._show_package(package)
         packages.focus()
 
-    @property
-    def highlighted_row(self) -> int | None:
-        """The spec the copy keys, the pager and the detail pane are about."""
-        return self.query_one(SpecDetail).row
-
-    def action_copy(self, what: str) -> None:
-        index, row = self.service.index, self.highlighted_row
-        if index is None or row is None:
-            self.notify("No spec is highlighted.", title="Copy", severity="warning")
-            return
-        spec = index.spec(row)
-        if what == "hash":
-            self.app.copy(spec.hash, "hash")
-        elif what == "install":
-            self.app.copy(spec.install_command, "install command")
-        elif spec.tarball:
-            self.app.copy(spec.tarball, "tarball URL")
-        else:
-            files = index.binary_files(row)
-            where = f"; its spec manifest: {files.manifest}" if files.manifest else ""
-            self.notify(
-                visible(
-                    f"No tarball URL is known for {spec.package}@{spec.version} /{spec.hash[:7]}{where}"
-                ),
-                title="Copy",
-                severity="warning",
-                markup=False,
-            )
-
-    def action_view_record(self) -> None:
-        """The highlighted spec's full record as JSON in the user's pager, the app suspended."""
-        from textual.app import SuspendNotSupported
-
-        index, row = self.service.index, self.highlighted_row
-        if index is None or row is None:
-            self.notify("No spec is highlighted.", title="Pager", severity="warning")
-            return
-        text = json_text(spec_record(index, row)) + "\n"
-        config: Config = getattr(self.app, "config", None) or Config()
-        command = config.pager or DEFAULT_PAGER
-        try:
-            with self.app.suspend():
-                failed = run_pager(command, text)
-        except SuspendNotSupported:
-            failed = "this terminal cannot hand the screen to a pager"
-        if failed:
-            self.notify(
-                visible(failed) + " (set $PAGER, or pager in the config file)",
-                title="Pager",
-                severity="error",
-                markup=False,
-            )
-
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):
             self.query_one(PackageList).focus()
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / 1e6:,.1f}"
-
-
-def _parsed(text: str) -> Query | None:
-    try:
-        return parse_query(text)
-    except QueryError:
-        return None
-
-
-def _set_border_title(widget, text: str, subtitle: bool = False) -> None:
-    """Set a border title (or subtitle) as plain text, repainting the widget only if it changed.
-
-    A title given as str is parsed as markup, and data must go in as plain Content. Textual
-    repaints every line of the widget on each assignment, even of the same text: a keystroke
-    that set the same title cost a full repaint of the spec list and the search box.
-    """
-    attribute = "border_subtitle" if subtitle else "border_title"
-    title = Content(visible(text))
-    if getattr(widget, attribute) != title.markup:  # the getter gives the title as markup
-        setattr(widget, attribute, title)
