@@ -98,7 +98,7 @@ class CacheCommands(Provider):
         """Switch tag, where there is more than one to switch between."""
         main = self._main()
         index = main.service.index if main is not None else None
-        if index is None:
+        if main is None or index is None:
             return
         tags, counts = (
             index.facet_values.get("tag", []),
@@ -252,7 +252,9 @@ class CompareCommands(TagCommands):
     def _commands(self) -> Iterator[Command]:
         main = self._main()
         index = main.service.index if main is not None else None
-        tags = index.facet_values.get("tag", []) if index is not None else []
+        if main is None or index is None:
+            return
+        tags = index.facet_values.get("tag", [])
         for old in tags:
             for new in tags:
                 if old != new:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from cachetui.cli.common import (
     EXIT_NO_MATCH,
@@ -45,8 +46,9 @@ def deps(options: argparse.Namespace) -> int:
     found = dependencies_of(index, row)
     if index.graph_problem:
         print(f"cachetui: warning: {visible(index.graph_problem)}", file=sys.stderr)
-    if options.reverse and found is not None:
-        tree, cut = reverse_tree(index.graph, index.graph.node_of_row(row))
+    node = index.graph.node_of_row(row)
+    if options.reverse and found is not None and node is not None:
+        tree, cut = reverse_tree(index.graph, node)
     else:
         tree, cut = (found.tree, found.cut) if found is not None else ([], False)
     if options.json:
@@ -81,7 +83,7 @@ def deps(options: argparse.Namespace) -> int:
             "summary, which lists none"
         )
         return EXIT_OK
-    sections = (
+    sections: list[tuple[str, list[Any]]] = (
         [("used by (transitively)", tree)]
         if options.reverse
         else [

@@ -205,8 +205,10 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, Screen):
     def _apply(self, result: Result | None) -> None:
         if result is None:
             return
-        self.result = result
         index = self.service.index
+        if index is None:
+            return
+        self.result = result
         self.query_one(FacetSidebar).show(index, result)
         self.query_one(PackageList).show(index, result, highlight_for(result.filter.query))
         self._update_status()
@@ -269,7 +271,8 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, Screen):
 
     def _query_only(self, text: str) -> int:
         """The rows the search text matches in everything loaded, facets aside."""
-        return self.service.evaluate(Filter(text)).mask
+        result = self.service.evaluate(Filter(text))
+        return result.mask if result is not None else 0
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
@@ -347,7 +350,7 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, Screen):
             )
         elif len(rows) == 1:
             self.jump_to(rows[0])
-        else:
+        elif self.service.index is not None:
             self.app.push_screen(
                 HashLookupScreen(self.service.index, "/" + prefix, rows), self._chosen
             )

@@ -4,7 +4,7 @@ service's (service/export.py, service/compare.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from textual import work
 from textual.screen import Screen
@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from cachetui.index.filter import Filter, Result
     from cachetui.index.store import Index
     from cachetui.service import IndexService
+
+
+@runtime_checkable
+class Copying(Protocol):
+    def copy(self, text: str, what: str) -> None: ...
 
 
 class SpecActions(Screen):
@@ -84,12 +89,14 @@ class SpecActions(Screen):
             self.notify("No spec is highlighted.", title="Copy", severity="warning")
             return
         spec = index.spec(row)
+        app = self.app
+        assert isinstance(app, Copying)  # the app this screen belongs to
         if what == "hash":
-            self.app.copy(spec.hash, "hash")
+            app.copy(spec.hash, "hash")
         elif what == "install":
-            self.app.copy(spec.install_command, "install command")
+            app.copy(spec.install_command, "install command")
         elif spec.tarball:
-            self.app.copy(spec.tarball, "tarball URL")
+            app.copy(spec.tarball, "tarball URL")
         else:
             files = index.binary_files(row)
             where = f"; its spec manifest: {files.manifest}" if files.manifest else ""

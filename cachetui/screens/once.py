@@ -7,8 +7,12 @@ under it, leaving a blank app. A screen that is no longer on top ignores the sec
 
 from __future__ import annotations
 
+from typing import Any
 
-class DismissOnce:
+from textual.screen import Screen
+
+
+class DismissOnce(Screen[Any]):
     def dismiss_once(self, result: object = None) -> None:
         if self.is_active:
             self.dismiss(result)
