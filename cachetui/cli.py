@@ -44,16 +44,24 @@ from cachetui.textsafe import visible
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
 
 SOURCES_HELP = (
-    "cache.spack.io summaries, Spack build-cache index.json files, mirror roots, cache_spack_io_index.json "
-    "tag maps, spec files: files, directories or http(s)/file/s3 URLs (default: the bundled sample data)"
+    "cache.spack.io summaries, Spack build-cache index.json files, mirror roots, "
+    "cache_spack_io_index.json tag maps, spec files: files, directories or http(s)/file/s3 URLs "
+    "(default: the bundled sample data)"
 )
 COMMANDS = {
     "stats": "counts of packages, specs, tags and facet values",
     "lookup": "every spec whose hash starts with PREFIX",
     "search": "specs matching QUERY (Spack spec syntax; names fuzzy), by package",
-    "deps": "the dependency tree of the spec whose hash starts with PREFIX (--reverse: what uses it)",
-    "diff": "what changed from OLD to NEW (cache tags among the sources, or sources): specs added, removed, rebuilt",
-    "config": "every setting, its value and where it came from (config file, $PAGER, remembered, default)",
+    "deps": (
+        "the dependency tree of the spec whose hash starts with PREFIX (--reverse: what uses it)"
+    ),
+    "diff": (
+        "what changed from OLD to NEW (cache tags among the sources, or sources): "
+        "specs added, removed, rebuilt"
+    ),
+    "config": (
+        "every setting, its value and where it came from (config file, $PAGER, remembered, default)"
+    ),
 }
 
 
@@ -77,7 +85,10 @@ def _app_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--color",
         choices=COLORS,
-        help="colours: auto (the terminal's), 256, truecolor or none (default: the config file's, else auto)",
+        help=(
+            "colours: auto (the terminal's), 256, truecolor or none "
+            "(default: the config file's, else auto)"
+        ),
     )
     parser.add_argument(
         "--no-mouse",
@@ -153,7 +164,10 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
         parser.add_argument(
             "--exact",
             action="store_true",
-            help="package names as Spack reads them (the exact name, or a glob such as 'py-*'), not ranked with typos allowed",
+            help=(
+                "package names as Spack reads them (the exact name, or a glob such as 'py-*'), "
+                "not ranked with typos allowed"
+            ),
         )
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
     formats = parser.add_mutually_exclusive_group()
@@ -167,7 +181,10 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
         formats.add_argument(
             "--specs",
             action="store_true",
-            help="write the matching specs one a line as Spack 1.x reads them back, `name@version+variants arch=platform-os-target /hash %%c,cxx=gcc@13`",
+            help=(
+                "write the matching specs one a line as Spack 1.x reads them back, "
+                "`name@version+variants arch=platform-os-target /hash %%c,cxx=gcc@13`"
+            ),
         )
     _cache_options(parser)
     return parser
@@ -422,7 +439,8 @@ def _deps(options: argparse.Namespace) -> int:
     if len(hashes) > 1:
         listed = "\n".join(f"  {spec_line(index, index.lookup_hash(h)[0])}" for h in hashes[:20])
         raise _UsageError(
-            f"{len(hashes)} specs have a hash starting with {visible(shown)!r}; give more characters:\n{visible(listed)}"
+            f"{len(hashes)} specs have a hash starting with {visible(shown)!r}; "
+            f"give more characters:\n{visible(listed)}"
         )
     row = rows[0]
     found = dependencies_of(index, row)
@@ -460,7 +478,8 @@ def _deps(options: argparse.Namespace) -> int:
         return EXIT_OK
     if found is None:
         print(
-            f"no dependency information: {visible(index.field('source', row))} is a cache.spack.io summary, which lists none"
+            f"no dependency information: {visible(index.field('source', row))} "
+            "is a cache.spack.io summary, which lists none"
         )
         return EXIT_OK
     sections = (
@@ -561,7 +580,8 @@ def _side(name: str, report_of):
     tags = index.facet_values.get("tag", [])
     if name not in tags:
         raise _UsageError(
-            f"{visible(name)!r} is neither a cache tag among the sources ({', '.join(visible(t) for t in tags)}) "
+            f"{visible(name)!r} is neither a cache tag among the sources "
+            f"({', '.join(visible(t) for t in tags)}) "
             "nor a file, directory or URL"
         )
     return Side(name, index, index.rows_in(index.facet_bits["tag"][tags.index(name)]))
@@ -622,12 +642,14 @@ def _search(options: argparse.Namespace) -> int:
         shown = len(result.packages) - len(packages), sum(counts[p] for p in packages) - len(rows)
         if any(shown):
             print(
-                f"\n(--limit {options.limit}: {shown[0]:,} more packages and {shown[1]:,} more specs not shown)"
+                f"\n(--limit {options.limit}: {shown[0]:,} more packages "
+                f"and {shown[1]:,} more specs not shown)"
             )
     unwritten = result.matching_specs - len(rows)
     if unwritten and (options.json or options.csv or options.specs):  # a file cut short must say so
         print(
-            f"cachetui: --limit {options.limit}: {unwritten:,} more matching specs not written (--limit 0 writes all)",
+            f"cachetui: --limit {options.limit}: {unwritten:,} more matching specs not written "
+            "(--limit 0 writes all)",
             file=sys.stderr,
         )
     if not packages and not (options.json or options.csv or options.specs):

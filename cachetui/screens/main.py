@@ -117,7 +117,10 @@ class MainScreen(Screen):
             "toggle_stats",
             "Stats",
             id="toggle-stats",
-            tooltip="Show or hide stats of what the filters and the search match: per stack, OS, target, compiler; stack x target; top packages",
+            tooltip=(
+                "Show or hide stats of what the filters and the search match: "
+                "per stack, OS, target, compiler; stack x target; top packages"
+            ),
         ),
         Binding(
             "c",
@@ -133,7 +136,10 @@ class MainScreen(Screen):
             "Export",
             show=False,
             id="export-specs",
-            tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines",
+            tooltip=(
+                "Write the specs the filters and the search match to a file: "
+                "CSV, JSON or Spack spec lines"
+            ),
         ),
         Binding(
             "x",
@@ -458,7 +464,8 @@ class MainScreen(Screen):
             status.append(f" · query: {visible(self._query_error)}", style="bold red")
         elif self.result is not None and self.result.spack_0x_reading is not None:
             # Spack 1.x binds `zlib %gcc@9 +shared`'s +shared to gcc; say what would match.
-            # Short: at 80 columns the status line has ~45 left; the search box's subtitle says more.
+            # Short: at 80 columns the status line has ~45 left; the search box's subtitle says
+            # more.
             status.append(f" · try: {visible(self.result.spack_0x_reading)}", style="bold")
         report = self.service.report
         if report and report.problems:
@@ -505,7 +512,8 @@ class MainScreen(Screen):
             and result.filter.query == text
             and result.spack_0x_reading is not None
         ):
-            hint = f"did you mean: {visible(result.spack_0x_reading)}"  # the box has room the status line lacks at 80 columns
+            # The box has room the status line lacks at 80 columns.
+            hint = f"did you mean: {visible(result.spack_0x_reading)}"
         elif text.endswith("/") and _parsed(text) is None:  # (`tag=a/` parses: a value)
             hint = "hash lookup: type the first characters of a hash"
         elif result is not None and result.filter.query != text and "/" in text:
@@ -741,7 +749,8 @@ class MainScreen(Screen):
         index = self.service.index
         if index is None or len(index.facet_values.get("tag", [])) < 2:
             self.notify(
-                "Comparing needs two cache tags loaded (cachetui diff OLD NEW compares sources too).",
+                "Comparing needs two cache tags loaded "
+                "(cachetui diff OLD NEW compares sources too).",
                 title="Compare",
             )
             return
@@ -859,7 +868,8 @@ class MainScreen(Screen):
             where = f"; its spec manifest: {files.manifest}" if files.manifest else ""
             self.notify(
                 visible(
-                    f"No tarball URL is known for {spec.package}@{spec.version} /{spec.hash[:7]}{where}"
+                    f"No tarball URL is known for {spec.package}@{spec.version} "
+                    f"/{spec.hash[:7]}{where}"
                 ),
                 title="Copy",
                 severity="warning",
@@ -907,7 +917,10 @@ def _not_loaded(index, dependency) -> str:
     if kind == "not in the build cache":
         return f"{label} is not in the build cache: its index records it, without a binary"
     if kind == "a dependency in a spec file":
-        return f"{label} is only named as a dependency in a spec file, not a binary in the loaded caches"
+        return (
+            f"{label} is only named as a dependency in a spec file, "
+            "not a binary in the loaded caches"
+        )
     return f"{label} is not in the loaded caches"
 
 
