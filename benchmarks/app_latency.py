@@ -142,7 +142,8 @@ def main() -> None:
             "applied",
         )
     print(
-        f"key to the write of its result, inside the app ({len(floor)} and {len(ours)} keys, {args.size})"
+        "key to the write of its result, inside the app "
+        f"({len(floor)} and {len(ours)} keys, {args.size})"
     )
     print(
         f"  bare Textual floor   median {statistics.median(floor):6.1f} ms   max {max(floor):6.1f}"

@@ -165,8 +165,9 @@ def main() -> None:
         heavy = timed_ms(busiest_row)
 
     print(
-        f"index: {mirror} ({size / 1e9:.2f} GB, {index.n_specs:,} binaries, {graph.parts.n_nodes:,} nodes, "
-        f"{len(graph.parts.edge_to):,} edges); on-disk index {index_mb:,.0f} MB; {os.cpu_count()} cores"
+        f"index: {mirror} ({size / 1e9:.2f} GB, {index.n_specs:,} binaries, "
+        f"{graph.parts.n_nodes:,} nodes, {len(graph.parts.edge_to):,} edges); "
+        f"on-disk index {index_mb:,.0f} MB; {os.cpu_count()} cores"
     )
     print(f"{'':<54} {'median':>8} {'max':>8}   peak RSS   (seconds)")
     for how in floors:
@@ -184,14 +185,17 @@ def main() -> None:
     floor = statistics.median(floors["collector paused"])
     for loaders in (1, 2):
         print(
-            f"  {f'cold with {loaders} / floor (collector paused)':<52} {statistics.median(cold[loaders]) / floor:8.2f}"
+            f"  {f'cold with {loaders} / floor (collector paused)':<52} "
+            f"{statistics.median(cold[loaders]) / floor:8.2f}"
         )
     print(f"\n{'':<54} {'median':>8} {'max':>8}   (milliseconds)")
     print(
-        f"  {'dependencies_of, 5 random specs':<52} {statistics.median(typical):8.1f} {max(typical):8.1f}"
+        f"  {'dependencies_of, 5 random specs':<52} "
+        f"{statistics.median(typical):8.1f} {max(typical):8.1f}"
     )
     print(
-        f"  {f'dependencies_of, {graph.name(busiest)} ({counts[busiest]:,} users)':<52} {statistics.median(heavy):8.1f} {max(heavy):8.1f}"
+        f"  {f'dependencies_of, {graph.name(busiest)} ({counts[busiest]:,} users)':<52} "
+        f"{statistics.median(heavy):8.1f} {max(heavy):8.1f}"
     )
 
 

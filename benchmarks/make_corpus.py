@@ -17,7 +17,8 @@ the two; see the README's "Speed" section for how closely):
   follow the rule those eras used: `https://binaries.spack.io/<tag>/build_cache/<arch>/
   <compiler>-<version>/<name>-<version>/<arch>-<compiler>-<version>-<name>-<version>-<hash>.spack`.
 
-    python benchmarks/make_corpus.py OUT_DIR --specs 1000000 --packages 10000 [--seed 1] [--tag develop]
+    python benchmarks/make_corpus.py OUT_DIR --specs 1000000 --packages 10000
+        [--seed 1] [--tag develop]
 """
 
 from __future__ import annotations
@@ -371,7 +372,8 @@ def package_versions(rng: random.Random, count: int) -> list[str]:
             out.add(f"{rng.randint(2019, 2025)}.{rng.randint(1, 12):02d}.{rng.randint(0, 3)}")
         else:
             out.add(
-                f"{rng.randint(1, 4)}.{rng.randint(0, 30)}-{rng.choice(['t9b_atlas', 'rc1', 'p1', 'beta'])}"
+                f"{rng.randint(1, 4)}.{rng.randint(0, 30)}-"
+                f"{rng.choice(['t9b_atlas', 'rc1', 'p1', 'beta'])}"
             )
     return sorted(
         out,

@@ -387,7 +387,8 @@ def write_index(sink: Sink, seed: int, specs: int, packages: int) -> tuple[int, 
     infra, first_infra, infra_index = infra_records(specs)
     if first_infra < len(pkgs):
         raise SystemExit(
-            f"--specs must be at least {len(infra) + len(pkgs)} (infrastructure records + one spec per package)"
+            f"--specs must be at least {len(infra) + len(pkgs)} "
+            "(infrastructure records + one spec per package)"
         )
     # The package plan was made for `specs`; trim the tail so the total stays exact.
     excess = sum(p.count for p in pkgs) - first_infra
@@ -443,7 +444,8 @@ def write_index(sink: Sink, seed: int, specs: int, packages: int) -> tuple[int, 
             node = (
                 f'"name":"{name}","version":"{version}",'
                 f'"arch":{{"platform":"{pl}","platform_os":"{os_}","target":"{family[a]}"}},"namespace":"builtin",'
-                f'"parameters":{{"build_system":"{"cmake" if name == "llvm" else "autotools" if name == "gcc" else "bundle"}",'
+                '"parameters":{"build_system":"'
+                f'{"cmake" if name == "llvm" else "autotools" if name == "gcc" else "bundle"}",'
                 f'"languages":{dumps(lang_param)},{empty_flags}}},'
                 f'"external":{{"path":"{prefix}","module":null,"extra_attributes":{{"compilers":{dumps(paths)}}}}},'
                 f'{annotations},"hash":"{h(idx)}"'
@@ -489,14 +491,16 @@ def write_index(sink: Sink, seed: int, specs: int, packages: int) -> tuple[int, 
                 edges.append(
                     (
                         "compiler-wrapper",
-                        f'{{"name":"compiler-wrapper","hash":"{h(infra_index[("compiler-wrapper", a, None)])}",'
+                        '{"name":"compiler-wrapper","hash":"'
+                        f'{h(infra_index[("compiler-wrapper", a, None)])}",'
                         f'"parameters":{{"deptypes":["build"],"virtuals":[]}}}}',
                     )
                 )
                 edges.append(
                     (
                         comp[0],
-                        f'{{"name":"{comp[0]}","hash":"{h(infra_index[("external", a, comp[:2])])}",'
+                        f'{{"name":"{comp[0]}","hash":"'
+                        f'{h(infra_index[("external", a, comp[:2])])}",'
                         f'"parameters":{{"deptypes":["build"],"virtuals":{langs}}}}}',
                     )
                 )
@@ -504,7 +508,8 @@ def write_index(sink: Sink, seed: int, specs: int, packages: int) -> tuple[int, 
                     edges.append(
                         (
                             "gcc-runtime",
-                            f'{{"name":"gcc-runtime","hash":"{h(infra_index[("gcc-runtime", a, comp[:2])])}",'
+                            '{"name":"gcc-runtime","hash":"'
+                            f'{h(infra_index[("gcc-runtime", a, comp[:2])])}",'
                             f'"parameters":{{"deptypes":["link"],"virtuals":[]}}}}',
                         )
                     )
@@ -595,7 +600,8 @@ def main() -> None:
 
     elapsed = time.perf_counter() - started
     print(
-        f"{path}: {sink.size:,} bytes ({sink.size / 1e6:,.1f} MB), {total:,} specs, {packages:,} packages, "
+        f"{path}: {sink.size:,} bytes ({sink.size / 1e6:,.1f} MB), {total:,} specs, "
+        f"{packages:,} packages, "
         f"{edges:,} edges ({edges / total:.2f}/spec, {dangling:,} dangling), layout {args.layout}, "
         f"seed {args.seed}, {elapsed:.2f} s"
     )

@@ -93,7 +93,8 @@ def dependency_queries(
     for query in DEPENDENCY_QUERIES:
         times = []
         for _ in range(repeat):
-            dependency_match._CACHE.clear()  # each time computed, not remembered from the last round
+            # each time computed, not remembered from the last round
+            dependency_match._CACHE.clear()
             start = time.perf_counter()
             result = evaluate(index, Filter(query))
             times.append(time.perf_counter() - start)
@@ -137,7 +138,8 @@ def main() -> None:
                 ).items():
                     per_key[name][typed].extend(times)
         print(
-            f"corpus: {options.corpus}; parse + evaluate a keystroke, ms (median, max of {options.repeat} rounds)"
+            f"corpus: {options.corpus}; parse + evaluate a keystroke, ms "
+            f"(median, max of {options.repeat} rounds)"
         )
         for typed in TYPED:
             medians = {name: statistics.median(per_key[name][typed]) * 1e3 for name in trees}
@@ -165,7 +167,8 @@ def main() -> None:
         )
     if options.index.exists():
         print(
-            f"\nbuild-cache index: {options.index}; in-process evaluate, ms (median, max of {options.repeat})"
+            f"\nbuild-cache index: {options.index}; in-process evaluate, ms "
+            f"(median, max of {options.repeat})"
         )
         for label, median, most in dependency_queries(
             options.index, work / "cache-index", options.repeat

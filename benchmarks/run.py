@@ -243,7 +243,11 @@ def counted(self, *args, **kwargs):
     update = render(self, *args, **kwargs)
     if update is not None:
         spans = getattr(update, "spans", None)
-        cells = sum(x2 - x1 for _, x1, x2 in spans) if spans is not None else self.size.width * self.size.height
+        cells = (
+            sum(x2 - x1 for _, x1, x2 in spans)
+            if spans is not None
+            else self.size.width * self.size.height
+        )
         log.append((time.perf_counter(), "cells", cells))
     return update
 Compositor.render_update = counted
@@ -364,7 +368,10 @@ def measure(size: str, repeat: int, keys: int) -> dict[str, list[float]]:
             evaluate(index, Filter(query[:i]))
             evaluations.append((time.perf_counter() - start) * 1000)
     figures["evaluate: constraint query prefix ms"] = evaluations
-    total = f"{index.n_packages} of {index.n_packages} packages · {index.n_specs} of {index.n_specs} specs"
+    total = (
+        f"{index.n_packages} of {index.n_packages} packages · "
+        f"{index.n_specs} of {index.n_specs} specs"
+    )
     term = Tmux([CACHETUI, str(root)], env)
     try:
         figures["app: first paint ms"] = [term.wait(lambda s: "Filters" in s)]
@@ -461,7 +468,10 @@ def measure_tags(size: str, count: int, repeat: int) -> dict[str, list[float]]:
         sum(p.stat().st_size for p in (cache / "cachetui").glob("index-*")) / 1e6
     ]
     index = IndexService(list(map(str, roots)), cache_dir=cache / "cachetui").load().index
-    total = f"{index.n_packages} of {index.n_packages} packages · {index.n_specs} of {index.n_specs} specs"
+    total = (
+        f"{index.n_packages} of {index.n_packages} packages · "
+        f"{index.n_specs} of {index.n_specs} specs"
+    )
     usable, rss = [], []
     for _ in range(repeat):
         term = Tmux([CACHETUI, *map(str, roots)], env)
@@ -565,7 +575,9 @@ def _versus_fzf(root: Path, index, words: list[str], env, repeat: int) -> dict[s
         for row in range(index.n_specs):
             f = index.field
             out.write(
-                f"{index.package_name(row)}@{f('version', row)} %{f('compiler', row)} arch={f('platform', row)}-{f('os', row)}-{f('target', row)} /{index.hashes[row]} {','.join(index.stacks(row))}\n"
+                f"{index.package_name(row)}@{f('version', row)} %{f('compiler', row)} "
+                f"arch={f('platform', row)}-{f('os', row)}-{f('target', row)} "
+                f"/{index.hashes[row]} {','.join(index.stacks(row))}\n"
             )
     out: dict[str, list[float]] = {}
     for word in words[:4]:
@@ -603,7 +615,8 @@ def main() -> None:
     for size in QUERIES_TYPED:
         print(f"constraint queries at {size}: " + ", ".join(repr(q) for q in QUERIES_TYPED[size]))
     print(
-        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; terminal {TERM_SIZE[0]}x{TERM_SIZE[1]} in tmux"
+        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; "
+        f"terminal {TERM_SIZE[0]}x{TERM_SIZE[1]} in tmux"
     )
     for size, figures in results.items():
         print(f"\n{size} {'median':>52} {'max':>9}")
@@ -612,7 +625,8 @@ def main() -> None:
         if "cold `stats --json` ms" in figures:
             floor = statistics.median(figures["floor: list, read + decode every file, 1 core ms"])
             print(
-                f"  {'cold `stats` / load floor (medians)':<50} {statistics.median(figures['cold `stats --json` ms']) / floor:9.2f}"
+                f"  {'cold `stats` / load floor (medians)':<50} "
+                f"{statistics.median(figures['cold `stats --json` ms']) / floor:9.2f}"
             )
             for base in ("floor, echo: keystroke ms", "floor, echo + same cells: keystroke ms"):
                 key_floor = statistics.median(figures[base])

@@ -89,7 +89,8 @@ def main() -> None:
     tags = index.facet_values["tag"]
     rows = {tag: index.rows_in(index.facet_bits["tag"][tags.index(tag)]) for tag in ("old", "new")}
     print(
-        f"{index.n_specs:,} specs ({', '.join(f'{t}: {len(r):,}' for t, r in rows.items())}), {index.n_packages:,} packages"
+        f"{index.n_specs:,} specs ({', '.join(f'{t}: {len(r):,}' for t, r in rows.items())}), "
+        f"{index.n_packages:,} packages"
     )
 
     median, worst, changes = timed(
@@ -99,17 +100,19 @@ def main() -> None:
     added, removed, rebuilt = changes.totals()
     print(
         f"diff old -> new: {median * 1000:,.0f} ms median, {worst * 1000:,.0f} ms max "
-        f"({len(changes.packages):,} packages changed; {added:,} added, {removed:,} removed, {rebuilt:,} rebuilt)"
+        f"({len(changes.packages):,} packages changed; {added:,} added, {removed:,} removed, "
+        f"{rebuilt:,} rebuilt)"
     )
     for label, mask in (
         ("everything", index.all_rows),
         ("one tag", index.facet_bits["tag"][tags.index("new")]),
     ):
-        median, worst, _ = timed(lambda: summarize(index, mask), options.repeat)
+        median, worst, _ = timed(lambda mask=mask: summarize(index, mask), options.repeat)
         print(f"stats of {label}: {median * 1000:,.1f} ms median, {worst * 1000:,.1f} ms max")
     for label, writer in (("CSV", write_csv), ("spec lines", write_spec_lines)):
         median, worst, _ = timed(
-            lambda: writer(index, rows["new"], io.StringIO()), max(1, options.repeat // 2)
+            lambda writer=writer: writer(index, rows["new"], io.StringIO()),
+            max(1, options.repeat // 2),
         )
         print(f"export of one tag as {label}: {median:,.2f} s median, {worst:,.2f} s max")
 

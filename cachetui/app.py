@@ -63,7 +63,10 @@ class CacheTUI(App):
             show=False,
             priority=True,
             id="command-palette",
-            tooltip="Commands: go to a package, toggle a filter, switch tag, look up a hash, copy, theme",
+            tooltip=(
+                "Commands: go to a package, toggle a filter, switch tag, "
+                "look up a hash, copy, theme"
+            ),
         ),
         Binding(
             "ctrl+g",

@@ -27,6 +27,7 @@ def tmux_passthrough(sequence: str) -> str:
 
 
 def clipboard_sequences(text: str, environ: Mapping[str, str] = os.environ) -> list[str]:
-    """What to write to the terminal to copy `text`: OSC 52, and inside tmux its wrapped form too."""
+    """What to write to the terminal to copy `text`: OSC 52, and inside tmux its wrapped form
+    too."""
     plain = osc52(text)
     return [plain, tmux_passthrough(plain)] if environ.get("TMUX") else [plain]

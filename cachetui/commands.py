@@ -193,7 +193,9 @@ class CacheCommands(Provider):
         except HashPrefixError:
             return
         if not text.startswith("/") and (len(prefix) < 3 or not any(c.isdigit() for c in prefix)):
-            return  # a word ("tag", "copy") is meant more often than a hash: hashes typed bare need a digit
+            # A word ("tag", "copy") is meant more often than a hash: hashes typed bare need
+            # a digit.
+            return
         found = len(main.service.index.lookup_hash(prefix))
         if found:
             label = f"Hash: /{prefix}"
@@ -202,7 +204,10 @@ class CacheCommands(Provider):
                 Content(label),
                 self._ask(LookUpHash(prefix)),
                 text=label,
-                help=f"go to the spec whose hash starts with it ({found:,} match{'es' if found != 1 else ''})",
+                help=(
+                    "go to the spec whose hash starts with it "
+                    f"({found:,} match{'es' if found != 1 else ''})"
+                ),
             )
 
 

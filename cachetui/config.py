@@ -331,7 +331,8 @@ def _check_sources(raw: object, report: _Report) -> list[str]:
         else:
             # Skip just this one: the other sources are still worth opening.
             report(
-                f"key 'sources': item {number} must be a non-empty string, not {_shown(item)}; skipped"
+                f"key 'sources': item {number} must be a non-empty string, "
+                f"not {_shown(item)}; skipped"
             )
     return sources
 

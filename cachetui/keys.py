@@ -86,7 +86,8 @@ def keymap_clashes(keymap: Mapping[str, str], chains: list[list[type]]) -> list[
                         (
                             remapped.id,
                             f"keymap: {remapped.id} = {key_label(key)!r} is also the key of "
-                            f"{other.id} ({other.description}) where both apply; give one of them another key",
+                            f"{other.id} ({other.description}) where both apply; "
+                            "give one of them another key",
                         ),
                     )
     return list(found.values())

@@ -106,7 +106,8 @@ EXPORT_FORMATS = {"csv": "CSV", "json": "JSON", "specs": "Spack spec lines"}
 
 def write_csv(index: Index, rows: Iterable[int], out: IO[str]) -> None:
     """A header, then one line a spec; variants and stacks space-separated; an unknown size or
-    compiler empty. Cells are made terminal-safe like text output (CSV has no escapes of its own)."""
+    compiler empty. Cells are made terminal-safe like text output (CSV has no escapes of its
+    own)."""
     import csv
 
     writer = csv.writer(out, lineterminator="\n")
@@ -130,7 +131,8 @@ def write_spec_lines(index: Index, rows: Iterable[int], out: IO[str]) -> None:
 def write_export(
     index: Index, rows: list[int], form: str, out: IO[str], filter_json: dict | None = None
 ) -> None:
-    """The app's export (`e`): `form` one of EXPORT_FORMATS. JSON is `{"filter": ..., "specs": [spec, ...]}`."""
+    """The app's export (`e`): `form` one of EXPORT_FORMATS. JSON is
+    `{"filter": ..., "specs": [spec, ...]}`."""
     if form == "csv":
         write_csv(index, rows, out)
     elif form == "specs":
@@ -172,7 +174,8 @@ def _umask() -> int:
 
 
 def _mirror_files(index: Index, row: int) -> dict[str, str]:
-    """Where a build-cache binary's spec file (v2) or spec manifest (v3) is; nothing for summaries."""
+    """Where a build-cache binary's spec file (v2) or spec manifest (v3) is; nothing for
+    summaries."""
     files = index.binary_files(row)
     return {
         key: url

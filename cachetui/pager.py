@@ -21,7 +21,10 @@ def run_pager(command: str, text: str) -> str | None:
     except OSError as error:  # no shell, or no such directory
         return f"the pager {command!r} could not start: {error.strerror or error}"
     if finished.returncode in (126, 127):  # the shell's "cannot run" and "not found"
-        return f"the pager {command!r} could not run (the shell said {finished.returncode}: {'not found' if finished.returncode == 127 else 'not executable'})"
+        return (
+            f"the pager {command!r} could not run (the shell said {finished.returncode}: "
+            f"{'not found' if finished.returncode == 127 else 'not executable'})"
+        )
     return None
 
 

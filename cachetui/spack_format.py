@@ -95,7 +95,10 @@ def compiler_texts(index: Index, row: int) -> list[str]:
 def spec_line(index: Index, row: int) -> str:
     """`name@version<variants> arch=platform-os-target /hash %c,cxx=gcc@10.2.1`: what
     Spack 1.x reads back as exactly this binary."""
-    head = f"{index.package_name(row)}@{index.field('version', row)}{variants_text(index.variants(row))}"
+    head = (
+        f"{index.package_name(row)}@{index.field('version', row)}"
+        f"{variants_text(index.variants(row))}"
+    )
     return " ".join([head, _arch(index, row), f"/{index.hashes[row]}", *compiler_texts(index, row)])
 
 

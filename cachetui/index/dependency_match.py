@@ -48,7 +48,8 @@ def dependency_rows(index: Index, dependency: Dependency, constraint_rows) -> in
     graph = index.graph
     if not dependency.direct and not graph:
         raise QueryError(
-            "dependencies (^) are not in cache.spack.io summaries: load a build cache's index for them",
+            "dependencies (^) are not in cache.spack.io summaries: "
+            "load a build cache's index for them",
             dependency.start,
             dependency.end,
         )

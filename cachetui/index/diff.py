@@ -63,7 +63,8 @@ class TagDiff:
         added, removed, rebuilt = self.totals()
         packages = len(self.packages)
         return (
-            f"{packages:,} package{'s' if packages != 1 else ''} changed; {added:,} spec{'s' if added != 1 else ''} added, "
+            f"{packages:,} package{'s' if packages != 1 else ''} changed; "
+            f"{added:,} spec{'s' if added != 1 else ''} added, "
             f"{removed:,} removed, {rebuilt:,} rebuilt"
         )
 

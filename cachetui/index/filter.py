@@ -78,4 +78,7 @@ class Result:
     def status_text(self) -> str:
         """The status line users read (and scripts scrape): a public contract."""
         # Plain integers: scripts scrape this line (`(\d+) of (\d+) packages`).
-        return f"{self.matching_packages} of {self.total_packages} packages · {self.matching_specs} of {self.total_specs} specs"
+        return (
+            f"{self.matching_packages} of {self.total_packages} packages · "
+            f"{self.matching_specs} of {self.total_specs} specs"
+        )

@@ -128,7 +128,7 @@ class Graph:
         )  # by first language
         return [
             (
-                tuple(l for at, l in enumerate(LANGUAGES) if bits >> at & 1),
+                tuple(language for at, language in enumerate(LANGUAGES) if bits >> at & 1),
                 self.name(target),
                 self.version(target),
             )
@@ -144,7 +144,10 @@ class Graph:
         if cached is None:
             p = self.parts
             set_bits = np.array(
-                [sum(1 << at for at, l in enumerate(LANGUAGES) if l in vs) for vs in p.virtual_sets]
+                [
+                    sum(1 << at for at, language in enumerate(LANGUAGES) if language in vs)
+                    for vs in p.virtual_sets
+                ]
                 or [0],
                 dtype=np.uint8,
             )

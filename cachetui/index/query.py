@@ -27,7 +27,10 @@ class QueryError(ValueError):
 
     def pointer(self, text: str) -> str:
         """The query with a caret line under the offending characters (for the CLI)."""
-        return f"{text}\n{' ' * self.start}{'^' * (min(self.end, max(len(text), self.start + 1)) - self.start)}"
+        return (
+            f"{text}\n{' ' * self.start}"
+            f"{'^' * (min(self.end, max(len(text), self.start + 1)) - self.start)}"
+        )
 
 
 # -- versions ---------------------------------------------------------------------------
@@ -295,7 +298,8 @@ _TOKEN = re.compile(
     (?P<space>\s+)
   | (?P<hash>/+[A-Za-z0-9_]*)
   | (?P<version>@[^\s%^/@~+]*)
-  | (?P<sigil>(?:\^|%%?)\s*(?:\[[^\]]*\]\s*)?(?:[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*\s*=(?!=)\s*)?)
+  | (?P<sigil>(?:\^|%%?)\s*(?:\[[^\]]*\]\s*)?
+        (?:[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*\s*=(?!=)\s*)?)
   | (?P<on>\+\+?[A-Za-z0-9_][A-Za-z0-9_\-.]*)
   | (?P<off>(?:~~?|--?)[A-Za-z0-9_][A-Za-z0-9_\-.]*)
   | (?P<keyvalue>[A-Za-z0-9_][A-Za-z0-9_\-]*(?:==|:=|=)(?:"[^"]*"|'[^']*'|[^\s%^@]*))
@@ -411,7 +415,7 @@ def parse_query(text: str) -> Query:
                 current.end = end
         after_space = kind == "space"
         position = end
-    for node in dependencies + [child for node in dependencies for child in node.children]:
+    for node in dependencies + [child for parent in dependencies for child in parent.children]:
         if node.name is None and not (node.versions or node.variants or node.fields or node.hashes):
             raise QueryError(
                 f"a dependency is missing after {text[node.start]}", node.start, node.end

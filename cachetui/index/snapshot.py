@@ -359,7 +359,8 @@ def _load_graph(path: Path, token: str, rows: int) -> GraphParts:
         except OSError:
             pass
         raise GraphError(
-            f"dependency data in the on-disk index not readable ({why}); it is rebuilt at the next start"
+            f"dependency data in the on-disk index not readable ({why}); "
+            "it is rebuilt at the next start"
         ) from None
 
 

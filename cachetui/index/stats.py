@@ -41,7 +41,8 @@ class Summary:
 
 
 def facet_counts(index: Index, facet: str, mask: int) -> list[tuple[str, int]]:
-    """(value, rows in `mask` with it) for each value of `facet` in `mask`: most first, ties by value."""
+    """(value, rows in `mask` with it) for each value of `facet` in `mask`: most first, ties by
+    value."""
     counts = [
         (value, (bits & mask).bit_count())
         for value, bits in zip(index.facet_values.get(facet, ()), index.facet_bits.get(facet, ()))
@@ -52,7 +53,8 @@ def facet_counts(index: Index, facet: str, mask: int) -> list[tuple[str, int]]:
 
 
 def top_packages(index: Index, mask: int, top: int) -> tuple[int, list[tuple[str, int]]]:
-    """(packages with a row in `mask`, the `top` of them by rows in `mask`: most first, ties by name)."""
+    """(packages with a row in `mask`, the `top` of them by rows in `mask`: most first, ties by
+    name)."""
     if index.n_specs == 0 or mask == 0:
         return 0, []
     counts = index.package_counts(mask)

@@ -331,7 +331,8 @@ class Index:
         return _pack(flags)
 
     def _hash_range(self, prefix: str) -> slice:
-        """Where the rows whose hash starts with the first 8 characters of `prefix` lie in hash order."""
+        """Where the rows whose hash starts with the first 8 characters of `prefix` lie in hash
+        order."""
         head = prefix[:8].encode("ascii")
         low = int.from_bytes(head.ljust(8, b"\0"), "big")
         high = int.from_bytes(head.ljust(8, b"\xff"), "big")
@@ -394,7 +395,8 @@ class Index:
         )
 
     def rows_with_codes(self, column: str, passed: np.ndarray, key: Hashable) -> int:
-        """The bitset of rows whose `column` code c has passed[c] (kept under `key`, as rows_where)."""
+        """The bitset of rows whose `column` code c has passed[c] (kept under `key`, as
+        rows_where)."""
         cached = self._where.get((column, key))
         if cached is not None:
             return cached
@@ -756,8 +758,10 @@ def _first_of_duplicates(by_hash, keys, rows, values, blob):
                 problems.append(
                     LoadProblem(
                         values["source"][rows["source"][row]],
-                        f"hash {digest.decode()} is already in tag {values['tag'][tags[row]]!r} with different content "
-                        f"(first seen in {values['source'][rows['source'][first]]}); kept the first",
+                        f"hash {digest.decode()} is already in tag {values['tag'][tags[row]]!r} "
+                        "with different content "
+                        f"(first seen in {values['source'][rows['source'][first]]}); "
+                        "kept the first",
                         "warning",
                     )
                 )

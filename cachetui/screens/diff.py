@@ -55,8 +55,8 @@ class DiffPackageList(LineList):
 
 
 class ChangeList(LineList):
-    """One line a change: `+ /hash spec`, `- /hash spec`, `~ /new (was /old) spec`. `rows` gives, for each
-    line, the index row to go to (the new spec; the old one for a removal)."""
+    """One line a change: `+ /hash spec`, `- /hash spec`, `~ /new (was /old) spec`. `rows`
+    gives, for each line, the index row to go to (the new spec; the old one for a removal)."""
 
     empty_text = "highlight a package"
 

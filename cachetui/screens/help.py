@@ -68,8 +68,10 @@ class HelpScreen(DismissOnce, ModalScreen[None]):
                 yield Static(_group_table(group, list(entries), id_width, header=number == 0))
             yield Static(
                 Text(
-                    "The search box takes Spack spec syntax (zlib@1.3: %gcc +shared os=ubuntu24.04); /2feova4 in it "
-                    "finds a hash, enter goes there. ctrl+p finds every command by name. Escape closes this help."
+                    "The search box takes Spack spec syntax "
+                    "(zlib@1.3: %gcc +shared os=ubuntu24.04); /2feova4 in it "
+                    "finds a hash, enter goes there. ctrl+p finds every command by name. "
+                    "Escape closes this help."
                 )
             )
 

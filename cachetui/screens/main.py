@@ -260,7 +260,8 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, Screen):
             status.append(f" · query: {visible(self._query_error)}", style="bold red")
         elif self.result is not None and self.result.spack_0x_reading is not None:
             # Spack 1.x binds `zlib %gcc@9 +shared`'s +shared to gcc; say what would match.
-            # Short: at 80 columns the status line has ~45 left; the search box's subtitle says more.
+            # Short: at 80 columns the status line has ~45 left; the search box's subtitle says
+            # more.
             status.append(f" · try: {visible(self.result.spack_0x_reading)}", style="bold")
         report = self.service.report
         if report and report.problems:

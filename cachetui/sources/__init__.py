@@ -89,7 +89,8 @@ def stamp_of(path: str) -> Stamp:
 
 
 def discover(sources: list[str]) -> tuple[list[str], list[LoadProblem]]:
-    """Every candidate file under `sources`, in a stable order, and the sources that are not there."""
+    """Every candidate file under `sources`, in a stable order, and the sources that are not
+    there."""
     files, _, problems = discover_stamped(sources)
     return files, problems
 
@@ -215,7 +216,8 @@ def read_file(
                 return None, [
                     LoadProblem(
                         name,
-                        f"file is {info.st_size:,} bytes, larger than the {limit:,}-byte limit; skipped",
+                        f"file is {info.st_size:,} bytes, "
+                        f"larger than the {limit:,}-byte limit; skipped",
                     )
                 ]
             data = b""
@@ -266,7 +268,8 @@ def read_file(
             return None, [
                 LoadProblem(
                     name,
-                    "a map of tags to stacks (cache_spack_io_index.json) found inside a directory; name it as a SOURCE to load the indexes it lists",
+                    "a map of tags to stacks (cache_spack_io_index.json) found inside a directory; "
+                    "name it as a SOURCE to load the indexes it lists",
                 )
             ]
         if kind == "json":
@@ -347,7 +350,8 @@ def _manifest_blob(
     )
     if root is None:
         raise NotADatabase(
-            f"a v3 {kind} manifest outside a mirror (no v3/manifests/{kind}/ above it): cannot find its blob"
+            f"a v3 {kind} manifest outside a mirror (no v3/manifests/{kind}/ above it): "
+            "cannot find its blob"
         )
     from cachetui.sources.fetch import FetchError, read_body
 
@@ -483,11 +487,15 @@ def _os_reason(error: OSError) -> str:
     return error.strerror.lower() if error.strerror else str(error)
 
 
-# Loader processes (re-exported: the service reads through these).
-from cachetui.sources.parallel import (
-    PARALLEL_MIN_FILES,
-    LoaderPool,
-    Progress,
-    expect_many_files,
-    read_chunks,
-)  # noqa: E402
+# Loader processes, re-exported: the service reads through these names. An import cycle:
+# parallel.py imports this package's readers (read_batch, read_large, large_database) back
+# from it, inside its functions today; importing it last, once everything above is defined,
+# keeps the cycle working wherever in parallel.py those imports go. The names are bound one by
+# one because ruff's import sorting would split `import X as X` re-exports into five imports.
+from cachetui.sources import parallel  # noqa: E402 (import cycle: parallel imports this package)
+
+PARALLEL_MIN_FILES = parallel.PARALLEL_MIN_FILES
+LoaderPool = parallel.LoaderPool
+Progress = parallel.Progress
+expect_many_files = parallel.expect_many_files
+read_chunks = parallel.read_chunks

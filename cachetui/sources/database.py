@@ -514,7 +514,8 @@ def normalise_records(
         db.problems.append(
             LoadProblem(
                 source,
-                f"dependencies of {len(bad)} record(s) unreadable, left out: {'; '.join(bad[:3])}{more}",
+                f"dependencies of {len(bad)} record(s) unreadable, "
+                f"left out: {'; '.join(bad[:3])}{more}",
                 "warning",
             )
         )
@@ -608,7 +609,8 @@ def _add_edges(
 def _valid_records(
     records: list[tuple[str, _Node, Said]], db: DatabaseFile, source: str
 ) -> list[tuple[str, _Node, Said]]:
-    """The records whose key (or, failing that, node) holds a 32-character hash, keys lower-cased."""
+    """The records whose key (or, failing that, node) holds a 32-character hash, keys
+    lower-cased."""
     keys = [key for key, _, _ in records]
     if (
         len(set(keys)) == len(keys)
@@ -637,7 +639,8 @@ def _valid_records(
         db.problems.append(
             LoadProblem(
                 source,
-                f"{len(bad)} install record(s) without a valid 32-character hash skipped: {', '.join(bad[:3])}{more}",
+                f"{len(bad)} install record(s) without a valid 32-character hash skipped: "
+                f"{', '.join(bad[:3])}{more}",
             )
         )
     return valid

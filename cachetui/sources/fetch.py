@@ -183,7 +183,8 @@ def exists(url: str, timeout: float = DEFAULT_TIMEOUT) -> bool:
 
 
 def read_body(path: Path, source: str, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
-    """The bytes of `path`, gunzipped when they are gzip data (sniffed, not guessed from the name)."""
+    """The bytes of `path`, gunzipped when they are gzip data (sniffed, not guessed from the
+    name)."""
     try:
         with open(path, "rb") as handle:
             if handle.read(2) != GZIP_MAGIC:
@@ -237,7 +238,7 @@ def _scheme(url: str) -> str:
     if scheme != "file":
         try:
             parts = urllib.parse.urlsplit(url)
-            parts.port  # raises for a port that is not a number in 0-65535
+            _ = parts.port  # raises for a port that is not a number in 0-65535
         except ValueError as error:
             raise FetchError(url, f"invalid URL ({str(error).lower()})") from None
         if not parts.hostname:

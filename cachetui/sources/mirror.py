@@ -136,15 +136,17 @@ def binary_files(
 def v2_stem(
     name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str
 ) -> str:
-    """`linux-ubuntu22.04-x86_64_v3-gcc-11.4.0-zlib-1.3-<hash>`: how a v2 mirror names a binary's files."""
+    """`linux-ubuntu22.04-x86_64_v3-gcc-11.4.0-zlib-1.3-<hash>`: how a v2 mirror names a
+    binary's files."""
     return f"{platform}-{os_}-{target}-{v2_compiler(compiler)}-{name}-{version}-{hash_}"
 
 
 def v2_tarball_path(
     name: str, version: str, hash_: str, platform: str, os_: str, target: str, compiler: str
 ) -> str:
-    """A binary's tarball below its v2 mirror root: `build_cache/<arch>/<compiler>/<name>-<version>/<stem>.spack`.
-    cache.spack.io's summaries wrote their `tarball` URLs by this rule too."""
+    """A binary's tarball below its v2 mirror root:
+    `build_cache/<arch>/<compiler>/<name>-<version>/<stem>.spack`. cache.spack.io's summaries
+    wrote their `tarball` URLs by this rule too."""
     head, tail = v2_tarball_around_hash(name, version, platform, os_, target, v2_compiler(compiler))
     return f"{head}{hash_}{tail}"
 

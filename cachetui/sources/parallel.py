@@ -140,7 +140,9 @@ def read_chunks(
             if cancelled is not None and cancelled():
                 return
 
-            def part_done(rows: int) -> None:  # a large file's parts, as they come: the count moves
+            # A large file's parts, as they come: the count moves. Called only within
+            # _collect below, in this iteration: the counts bound here are the current ones.
+            def part_done(rows: int, done: int = done, specs: int = specs) -> None:
                 if progress is not None:
                     progress(done, len(files), specs + rows)
 

@@ -85,7 +85,8 @@ class _Resolver:
                     self.out.problems.append(
                         LoadProblem(
                             source,
-                            "a tag map fetched over the network may only list http(s) and s3 URLs; skipped",
+                            "a tag map fetched over the network may only list http(s) and s3 URLs; "
+                            "skipped",
                         )
                     )
                 else:

@@ -101,7 +101,8 @@ def load_yaml_safely(text: str) -> Any:
                 raise yaml.composer.ComposerError(
                     None,
                     None,
-                    "uses YAML aliases, which Spack and cache.spack.io never write (refused: a possible YAML bomb)",
+                    "uses YAML aliases, which Spack and cache.spack.io never write "
+                    "(refused: a possible YAML bomb)",
                     self.peek_event().start_mark,
                 )
             return super().compose_node(parent, index)
@@ -341,7 +342,8 @@ def _parse_front_matter(text: str) -> dict[str, Any]:
     lines = text.lstrip("\ufeff").split("\n")
     if not lines or lines[0].rstrip() != "---":
         raise NotASummary(
-            "neither a cache.spack.io package summary (no YAML front matter) nor a Spack build-cache index (not JSON)"
+            "neither a cache.spack.io package summary (no YAML front matter) "
+            "nor a Spack build-cache index (not JSON)"
         )
     for end in range(1, len(lines)):
         if lines[end].rstrip() in ("---", "..."):
@@ -358,7 +360,9 @@ def _parse_front_matter(text: str) -> dict[str, Any]:
             detail = str(fast_failure) or _one_line(error)
             raise NotASummary(f"front matter is not valid YAML: {detail}") from None
         if not isinstance(front, dict):
-            raise NotASummary(f"front matter should be a mapping, found {_type_name(front)}")
+            raise NotASummary(
+                f"front matter should be a mapping, found {_type_name(front)}"
+            ) from None  # the fast path's _NeedYaml is not the cause: kept out of the traceback
         return front
 
 
@@ -534,7 +538,10 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
     """Where `meta` disagrees with `spec_details` (which we trust), say how."""
     num = meta.get("num_specs")
     if num is not None and num != len(summary.records):
-        yield f"meta says num_specs {num}, spec_details has {len(summary.records)}; using spec_details"
+        yield (
+            f"meta says num_specs {num}, spec_details has {len(summary.records)}; "
+            "using spec_details"
+        )
     for key, column in (
         ("versions", "version"),
         ("compilers", "compiler"),
@@ -569,7 +576,9 @@ def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[
             shown = _some(
                 [f"{s} {claimed_counts.get(s, 0)} vs {by_stack.get(s, 0)}" for s in wrong]
             )
-            yield f"meta num_specs_by_stack disagrees with spec_details ({shown}); using spec_details"
+            yield (
+                f"meta num_specs_by_stack disagrees with spec_details ({shown}); using spec_details"
+            )
 
 
 def _set_difference(key: str, claimed: set[str], actual: set[str]) -> Iterable[str]:

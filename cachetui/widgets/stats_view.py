@@ -3,9 +3,9 @@
 Sections stack vertically in a scrolling container, one Static each (a header, a bar chart
 per facet, the stack x target matrix, the top packages): no widget per data row. Every
 section is a `rich.text.Text` built here, each line cut to the view's width, and redrawn
-when that width or the theme changes. Data (stack, target, package names) is never parsed as markup and
-goes through `visible()`: a hostile name shows as what it is. Bars and shades are glyphs,
-so the charts read without colour; the component classes add colour on top.
+when that width or the theme changes. Data (stack, target, package names) is never parsed as
+markup and goes through `visible()`: a hostile name shows as what it is. Bars and shades are
+glyphs, so the charts read without colour; the component classes add colour on top.
 """
 
 from __future__ import annotations
@@ -443,7 +443,8 @@ class StatsView(ImmediateScroll):
             header.add(
                 (
                     fit(
-                        f"{_number(summary.specs)} spec{'s' if summary.specs != 1 else ''} in {packages}",
+                        f"{_number(summary.specs)} spec{'s' if summary.specs != 1 else ''} "
+                        f"in {packages}",
                         width,
                     ).rstrip(),
                     "stats-view--muted",
