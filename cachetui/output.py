@@ -20,8 +20,8 @@ from cachetui.spack_format import spec_line
 from cachetui.textsafe import visible
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
-    from cachetui.index.store import Index
     from cachetui.index.graph import Dependency
+    from cachetui.index.store import Index
 
 
 def spec_json(index: Index, row: int) -> dict[str, Any]:

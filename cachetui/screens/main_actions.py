@@ -102,7 +102,8 @@ class SpecActions(Screen):
             where = f"; its spec manifest: {files.manifest}" if files.manifest else ""
             self.notify(
                 visible(
-                    f"No tarball URL is known for {spec.package}@{spec.version} /{spec.hash[:7]}{where}"
+                    f"No tarball URL is known for {spec.package}@{spec.version} "
+                    f"/{spec.hash[:7]}{where}"
                 ),
                 title="Copy",
                 severity="warning",
@@ -155,7 +156,8 @@ class TagActions(Screen):
         index = self.service.index
         if index is None or len(index.facet_values.get("tag", [])) < 2:
             self.notify(
-                "Comparing needs two cache tags loaded (cachetui diff OLD NEW compares sources too).",
+                "Comparing needs two cache tags loaded (cachetui diff OLD NEW compares sources "
+                "too).",
                 title="Compare",
             )
             return

@@ -64,7 +64,10 @@ MAIN_BINDINGS: list[BindingType] = [
         "toggle_stats",
         "Stats",
         id="toggle-stats",
-        tooltip="Show or hide stats of what the filters and the search match: per stack, OS, target, compiler; stack x target; top packages",
+        tooltip=(
+            "Show or hide stats of what the filters and the search match: per stack, OS, target, "
+            "compiler; stack x target; top packages"
+        ),
     ),
     Binding(
         "c",
@@ -80,7 +83,10 @@ MAIN_BINDINGS: list[BindingType] = [
         "Export",
         show=False,
         id="export-specs",
-        tooltip="Write the specs the filters and the search match to a file: CSV, JSON or Spack spec lines",
+        tooltip=(
+            "Write the specs the filters and the search match to a file: CSV, JSON or Spack spec "
+            "lines"
+        ),
     ),
     Binding(
         "x",

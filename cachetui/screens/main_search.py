@@ -64,7 +64,8 @@ class SearchBox(Screen):
             and result.filter.query == text
             and result.spack_0x_reading is not None
         ):
-            hint = f"did you mean: {visible(result.spack_0x_reading)}"  # the box has room the status line lacks at 80 columns
+            # (the box has room the status line lacks at 80 columns)
+            hint = f"did you mean: {visible(result.spack_0x_reading)}"
         elif text.endswith("/") and parsed(text) is None:  # (`tag=a/` parses: a value)
             hint = "hash lookup: type the first characters of a hash"
         elif result is not None and result.filter.query != text and "/" in text:
