@@ -75,8 +75,6 @@ class IndexService:
         `download(url, bytes done, bytes in all or None)` reports downloads under way."""
         # numpy and the readers load here, in the worker, not before the app's first frame.
         from cachetui.index import snapshot
-        from cachetui.index.store import build_index
-        from cachetui.sources import LoaderPool, expect_many_files, gc_paused, read_chunks
         from cachetui.sources.mirror import has_urls
 
         stored_at = (
@@ -91,38 +89,63 @@ class IndexService:
         if has_urls(self.sources):
             resolved = _resolve(self.sources, self.cache_dir, download)
         if stored_at is not None:
-            try:
-                index, saved, files_read = snapshot.load(
-                    stored_at, self.sources, **_checks(resolved)
-                )
-            except snapshot.NeedsRevalidation:
-                resolved = _resolve(self.sources, self.cache_dir, download)
-                try:
-                    index, saved, files_read = snapshot.load(
-                        stored_at, self.sources, **_checks(resolved)
-                    )
-                except snapshot.SnapshotError:
-                    pass
-                else:
-                    return self._from_snapshot(
-                        index, saved + _fetch_notes(resolved), files_read, progress
-                    )
-            except snapshot.SnapshotError as why:
-                if str(why) not in (
-                    "no on-disk index yet",
-                    "the sources changed since it was written",
-                ):
-                    notes.append(
-                        LoadProblem(
-                            str(stored_at),
-                            f"on-disk index not used: {why}; rebuilt from the sources",
-                            "warning",
-                        )
-                    )
-            else:
+            stored, resolved = self._stored(stored_at, resolved, download, notes)
+            if stored is not None:
+                index, saved, files_read = stored
                 return self._from_snapshot(
                     index, saved + _fetch_notes(resolved), files_read, progress
                 )
+        index, resolved, problems = self._build(resolved, progress, cancelled, download)
+        if not (cancelled is not None and cancelled()):
+            _find_spec_files(index)
+            if stored_at is not None:
+                notes.extend(self._save(stored_at, index, resolved, problems))
+        self.report = LoadReport(index, problems + notes, len(resolved.files))
+        return self.report
+
+    def _stored(
+        self,
+        stored_at: Path,
+        resolved: Resolved | None,
+        download: DownloadProgress | None,
+        notes: list[LoadProblem],
+    ) -> tuple[tuple[Index, list[LoadProblem], int] | None, Resolved | None]:
+        """The on-disk index if it is current (asking the sources again once if it must), and
+        the sources as resolved meanwhile; why it was not used goes to `notes`."""
+        from cachetui.index import snapshot
+
+        try:
+            return snapshot.load(stored_at, self.sources, **_checks(resolved)), resolved
+        except snapshot.NeedsRevalidation:
+            resolved = _resolve(self.sources, self.cache_dir, download)
+            try:
+                return snapshot.load(stored_at, self.sources, **_checks(resolved)), resolved
+            except snapshot.SnapshotError:
+                return None, resolved
+        except snapshot.SnapshotError as why:
+            if str(why) not in (
+                "no on-disk index yet",
+                "the sources changed since it was written",
+            ):
+                notes.append(
+                    LoadProblem(
+                        str(stored_at),
+                        f"on-disk index not used: {why}; rebuilt from the sources",
+                        "warning",
+                    )
+                )
+            return None, resolved
+
+    def _build(
+        self,
+        resolved: Resolved | None,
+        progress: Progress | None,
+        cancelled: Callable[[], bool] | None,
+        download: DownloadProgress | None,
+    ) -> tuple[Index, Resolved, list[LoadProblem]]:
+        """The index built from the sources (resolved here if not yet), and every problem."""
+        from cachetui.index.store import build_index
+        from cachetui.sources import LoaderPool, expect_many_files, gc_paused, read_chunks
 
         # A large tree: the loader processes start (a fresh interpreter each, importing the
         # readers) while it is listed.
@@ -131,47 +154,52 @@ class IndexService:
                 if expect_many_files(self.sources):
                     pool.start()
                 resolved = _resolve(self.sources, self.cache_dir, download)
-            files, stamps, problems = resolved.files, resolved.stamps, resolved.problems
             read_problems: list[LoadProblem] = []
+            sizes = {s[0]: s[1] for s in resolved.stamps}
 
             def chunks() -> Iterator[ColumnChunk]:
                 for chunk in read_chunks(
-                    files, progress, cancelled, pool=pool, sizes={s[0]: s[1] for s in stamps}
+                    resolved.files, progress, cancelled, pool=pool, sizes=sizes
                 ):
                     read_problems.extend(chunk.problems)
                     yield chunk
 
             with gc_paused():
                 index, duplicates = build_index(chunks())
-        read_problems.extend(duplicates)
-        if not (cancelled is not None and cancelled()):
-            _find_spec_files(index)
-        if stored_at is not None and not (cancelled is not None and cancelled()):
-            fetched = any(f.shown_as is not None for f in files) or has_urls(self.sources)
-            # Fetch notes (offline, using a copy) are about this start, not the snapshot's.
-            kept = [p for p in problems + read_problems if p not in _fetch_notes(resolved)]
-            try:
-                snapshot.save(
-                    stored_at,
-                    index,
-                    kept,
-                    self.sources,
-                    stamps,
-                    len(files),
-                    fetched=fetched,
-                    read=[f.path for f in files],
+        return index, resolved, resolved.problems + read_problems + duplicates
+
+    def _save(
+        self, stored_at: Path, index: Index, resolved: Resolved, problems: list[LoadProblem]
+    ) -> list[LoadProblem]:
+        """Save the on-disk index; what went wrong, if anything."""
+        from cachetui.index import snapshot
+        from cachetui.sources.mirror import has_urls
+
+        files = resolved.files
+        fetched = any(f.shown_as is not None for f in files) or has_urls(self.sources)
+        # Fetch notes (offline, using a copy) are about this start, not the snapshot's.
+        kept = [p for p in problems if p not in _fetch_notes(resolved)]
+        try:
+            snapshot.save(
+                stored_at,
+                index,
+                kept,
+                self.sources,
+                resolved.stamps,
+                len(files),
+                fetched=fetched,
+                read=[f.path for f in files],
+            )
+        except OSError as error:
+            reason = error.strerror or str(error)
+            return [
+                LoadProblem(
+                    str(stored_at),
+                    f"could not save the on-disk index ({reason}); working from the sources",
+                    "warning",
                 )
-            except OSError as error:
-                reason = error.strerror or str(error)
-                notes.append(
-                    LoadProblem(
-                        str(stored_at),
-                        f"could not save the on-disk index ({reason}); working from the sources",
-                        "warning",
-                    )
-                )
-        self.report = LoadReport(index, problems + read_problems + notes, len(files))
-        return self.report
+            ]
+        return []
 
     def _from_snapshot(
         self, index: Index, problems: list[LoadProblem], files: int, progress: Progress | None
