@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
+from typing import cast
 
 from platformdirs import user_config_dir, user_state_dir
 
@@ -32,7 +33,8 @@ from cachetui.textsafe import visible
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+    # Python 3.10 only; mypy (python_version 3.10) checks this branch from a 3.11 venv.
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 COLORS = ("auto", "256", "truecolor", "none")
 KEYS = ("sources", "theme", "color", "mouse", "pager", "keymap")
@@ -285,7 +287,8 @@ def _apply_table(
             report(f"key {_name(key)}: {bad}")
             continue
         if key == "sources":
-            value = _relative_to(Path(source).parent, value)
+            # checks["sources"] is _check_sources, which returns list[str]
+            value = _relative_to(Path(source).parent, cast("list[str]", value))
         setattr(config, key, value)
         config.origins[key] = source
         if key == "keymap":

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
 
 _KEY_NAMES = {
     "question_mark": "?",
@@ -67,25 +71,35 @@ def keymap_clashes(keymap: Mapping[str, str], chains: list[list[type]]) -> list[
     `keymap` is normalised as Textual normalises it (`question_mark`, not `?`)."""
 
     def keys_of(binding: Binding, mapped: bool) -> set[str]:
-        source = keymap.get(binding.id, binding.key) if mapped else binding.key
+        # A binding without an id has no keymap entry: it keeps its own keys.
+        if mapped and binding.id is not None:
+            source = keymap.get(binding.id, binding.key)
+        else:
+            source = binding.key
         return {key.strip() for key in source.split(",")}
 
     found: dict[tuple[str, ...], tuple[str, str]] = {}
     for chain in chains:
-        bindings = [b for owner in chain for b in owner.BINDINGS if isinstance(b, Binding) and b.id]
-        for remapped in (b for b in bindings if b.id in keymap):
-            for other in bindings:
-                if other.id == remapped.id:
+        # (id, binding) for each binding with an id; the owners are Textual DOM node classes.
+        bindings = [
+            (b.id, b)
+            for owner in chain
+            for b in cast("type[DOMNode]", owner).BINDINGS
+            if isinstance(b, Binding) and b.id
+        ]
+        for remapped_id, remapped in ((bid, b) for bid, b in bindings if bid in keymap):
+            for other_id, other in bindings:
+                if other_id == remapped_id:
                     continue
                 shared = keys_of(remapped, True) & keys_of(other, True)
                 shared -= keys_of(remapped, False) & keys_of(other, False)  # as shipped
                 for key in sorted(shared):
-                    pair = tuple(sorted((remapped.id, other.id)))
+                    pair = tuple(sorted((remapped_id, other_id)))
                     found.setdefault(
                         (*pair, key),
                         (
-                            remapped.id,
-                            f"keymap: {remapped.id} = {key_label(key)!r} is also the key of "
+                            remapped_id,
+                            f"keymap: {remapped_id} = {key_label(key)!r} is also the key of "
                             f"{other.id} ({other.description}) where both apply; "
                             "give one of them another key",
                         ),

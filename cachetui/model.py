@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # The facets a user can filter on, in the order the sidebar shows them.
@@ -68,7 +69,7 @@ def normalise_compiler(text: str | None) -> str:
 FLAG_KEYS = ("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs")
 
 
-def split_flags(variants: tuple[str, ...]) -> tuple[list[str], list[str]]:
+def split_flags(variants: Sequence[str]) -> tuple[list[str], list[str]]:
     """(variants, compiler flags) of a spec's variant strings."""
     flags = [v for v in variants if v.split("=", 1)[0] in FLAG_KEYS]
     return [v for v in variants if v.split("=", 1)[0] not in FLAG_KEYS], flags

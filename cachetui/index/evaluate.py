@@ -66,11 +66,13 @@ def evaluate(index: Index, flt: Filter, exact: bool = False) -> Result:
         packages = list(range(index.n_packages))
         counts = index.sizes_array.tolist()
     elif not facet_masks and constrained is None:  # only names: whole packages, best first
+        # Names narrowed it: with no names (ranked None) `combined` is all rows, the branch above.
+        assert ranked is not None and ranked_array is not None
         packages = ranked
         counts = index.sizes_array[ranked_array].tolist()
     else:
         per_package = index.package_counts(combined)
-        candidates = np.flatnonzero(per_package) if ranked is None else ranked_array
+        candidates = np.flatnonzero(per_package) if ranked_array is None else ranked_array
         if ranked is not None and len(candidates):
             candidates = candidates[per_package[candidates] > 0]
         packages = candidates.tolist()

@@ -234,7 +234,7 @@ class DependencyView(Sequence[Dependency]):
     def __len__(self) -> int:
         return len(self._nodes)
 
-    def __getitem__(self, item):  # type: ignore[override]
+    def __getitem__(self, item):
         if isinstance(item, slice):
             return self._graph._ends(self._nodes[item], self._edges[item])
         if item < 0:

@@ -6,6 +6,7 @@ a few dozen compilers), then spread to rows through the column's codes with nump
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -44,13 +45,9 @@ def node_mask(index: Index, node: NodeConstraint) -> int:
         mask &= index.rows_with_codes("variantset", _variantsets_matching(index, variant), variant)
     for column, value in node.fields:
         if column == "stack":
-            mask &= index.rows_where(
-                "stackset", lambda stacks, v=value: v in stacks, ("stack", value)
-            )
+            mask &= index.rows_where("stackset", _holds_stack(value), ("stack", value))
         elif column == "target":
-            mask &= index.rows_where(
-                column, lambda target, v=value: target_satisfies(target, v), (column, value)
-            )
+            mask &= index.rows_where(column, _satisfies_target(value), (column, value))
         else:
             mask &= index.rows_where(column, value.__eq__, (column, value))
     for prefix in node.hash_prefixes:
@@ -58,16 +55,27 @@ def node_mask(index: Index, node: NodeConstraint) -> int:
     return mask
 
 
+def _holds_stack(stack: str) -> Callable[[tuple[str, ...]], bool]:
+    """rows_where's test of a stack set: whether it holds `stack`."""
+    return lambda stacks: stack in stacks
+
+
+def _satisfies_target(wanted: str) -> Callable[[str], bool]:
+    """rows_where's test of a target: whether it satisfies `target=wanted`."""
+    return lambda target: target_satisfies(target, wanted)
+
+
 def _variantsets_matching(index: Index, variant: Variant) -> np.ndarray:
     """Per variant set: whether it holds `variant` (Variant.matches, on its tokens)."""
     parsed = _TOKENS.get(index)
     if parsed is None:
         names: dict[str, int] = {}
-        codes, values = [], []
+        codes: list[int] = []
+        values: list[frozenset[str]] = []
         for token in index.variant_tokens():
-            [(name, held)] = variant_values((token,)).items() or [(None, frozenset())]
+            [(name, token_values)] = variant_values((token,)).items() or [(None, frozenset())]
             codes.append(names.setdefault(name, len(names)) if name is not None else -1)
-            values.append(held)
+            values.append(token_values)
         parsed = _TOKENS[index] = (np.array(codes, dtype=np.int32), values, names)
     name_codes, held, names = parsed
     code = names.get(variant.name)
@@ -75,7 +83,7 @@ def _variantsets_matching(index: Index, variant: Variant) -> np.ndarray:
         return np.zeros(len(index.parts.variantsets), dtype=bool)
     name_matches = name_codes == code
     value_matches = np.fromiter(
-        (bool(hit) and variant.held_by(values) for hit, values in zip(name_matches.tolist(), held)),
+        (bool(hit) and variant.held_by(vals) for hit, vals in zip(name_matches.tolist(), held)),
         dtype=bool,
         count=len(held),
     )

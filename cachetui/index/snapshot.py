@@ -169,10 +169,8 @@ def _write(path: Path, header: dict[str, Any], sections: list[tuple[str, Any]]) 
     layout, payload = [], []
     for name, data in sections:
         if isinstance(data, np.ndarray):
-            dtype, raw = (
-                data.dtype.str,
-                memoryview(np.ascontiguousarray(data).reshape(-1).view(np.uint8)),
-            )
+            # .data: the array's bytes as a memoryview (as memoryview(array) gives them)
+            dtype, raw = data.dtype.str, np.ascontiguousarray(data).reshape(-1).view(np.uint8).data
         else:
             dtype, raw = "bytes", memoryview(data).cast("B")
         layout.append({"name": name, "dtype": dtype, "length": len(raw)})
@@ -191,6 +189,7 @@ def _write(path: Path, header: dict[str, Any], sections: list[tuple[str, Any]]) 
         )
     head += b" " * (room - len(MAGIC) - 8 - len(head))
     crc = 0
+    piece: bytes | memoryview
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class HashColumn(Sequence[str]):
     def __len__(self) -> int:
         return len(self.blob) // 32
 
-    def __getitem__(self, row):  # type: ignore[override]
+    def __getitem__(self, row):
         if isinstance(row, slice):
             return [self[r] for r in range(*row.indices(len(self)))]
         row = int(row)
@@ -168,6 +168,8 @@ class Index:
         if self._graph is None:
             with self._graph_lock:  # the app's load worker and its UI thread may both ask
                 if self._graph is None:
+                    # _graph starts as None only when a graph_loader is given (__init__)
+                    assert self._graph_loader is not None
                     try:
                         parts = self._graph_loader()
                     except Exception as error:  # GraphError, or anything a damaged file causes
@@ -228,9 +230,9 @@ class Index:
         if found is None:
             if len(self._variantsets_decoded) >= 65536:
                 self._variantsets_decoded.clear()
-            found = self._variantsets_decoded[code] = tuple(
-                self.parts.variant_tokens.take(self.parts.variantsets[code].tolist())
-            )  # type: ignore[arg-type]
+            tokens = self.parts.variant_tokens.take(self.parts.variantsets[code].tolist())
+            # A variant token is never None (only a StringTable's missing values are).
+            found = self._variantsets_decoded[code] = tuple(cast("list[str]", tokens))
         return found
 
     def size(self, row: int) -> int | None:
@@ -422,18 +424,20 @@ class Index:
             ]
         if column == "variantset":
             if self._variantset_values is None:
-                tokens = self.parts.variant_tokens.take(range(len(self.parts.variant_tokens)))
+                table = self.parts.variant_tokens
+                tokens = cast("list[str]", table.take(range(len(table))))  # never None
                 self._variantset_values = [
                     tuple(tokens[t] for t in ids) for ids in self.parts.variantsets.tolists()
-                ]  # type: ignore[misc]
+                ]
             return self._variantset_values
         return self._values[column]
 
     def variant_tokens(self) -> list[str]:
         """Every distinct variant string (`+mpi`, `libs=shared,static`), by token code."""
         if self._tokens is None:
-            self._tokens = self.parts.variant_tokens.take(range(len(self.parts.variant_tokens)))  # type: ignore[assignment]
-        return self._tokens  # type: ignore[return-value]
+            tokens = self.parts.variant_tokens.take(range(len(self.parts.variant_tokens)))
+            self._tokens = cast("list[str]", tokens)  # a variant token is never None
+        return self._tokens
 
     def variantsets_where(self, name_matches: np.ndarray, value_matches: np.ndarray) -> np.ndarray:
         """Per variant set: whether its last token that `name_matches` (a bool per token code)

@@ -116,7 +116,7 @@ class Ragged(Sequence[np.ndarray]):
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    def __getitem__(self, item):  # type: ignore[override]
+    def __getitem__(self, item):
         item = int(item)
         if item < 0:
             item += len(self)

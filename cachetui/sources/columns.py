@@ -10,7 +10,7 @@ from array import array
 from collections.abc import Callable, Iterable
 from itertools import chain
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from cachetui.model import BINARY_KIND, LoadProblem, normalise_compiler
 from cachetui.sources.database import LISTED_KINDS, NODE_KINDS, DatabaseFile
@@ -302,7 +302,7 @@ class ColumnChunk:
                 )  # each part as written: seen before, mostly
                 if None in codes:
                     codes = list(map(self._build_part, BUILD_COLUMNS, value))
-                self.build_parts.extend(codes)
+                self.build_parts.extend(cast("list[int]", codes))  # no None left in it
             else:
                 self.values[column].append(value if canonical is None else canonical(value))
         if len(distinct) == 1:  # a file's specs often share a platform, compiler or os: no look-ups

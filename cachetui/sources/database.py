@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -222,21 +222,20 @@ class DatabaseFile:
             edge_to=array("i", self.edge_to),
             edge_types=array("B", self.edge_types),
         )
-        for column, values in zip(
-            NODE_COLUMNS,
-            (
-                self.names,
-                self.versions,
-                self.compilers,
-                self.platforms,
-                self.oss,
-                self.targets,
-                self.variants,
-            ),
-        ):
+        columns: tuple[Sequence[Any], ...] = (  # in NODE_COLUMNS order
+            self.names,
+            self.versions,
+            self.compilers,
+            self.platforms,
+            self.oss,
+            self.targets,
+            self.variants,
+        )
+        for column, values in zip(NODE_COLUMNS, columns):
             out.tables[column], out.codes[column] = coded(values)
-        out.virtual_sets, out.edge_virtuals = coded([(), *self.edge_virtuals])
-        del out.edge_virtuals[0]  # () first: code 0 is "no virtuals"
+        out.virtual_sets, edge_virtuals = coded([(), *self.edge_virtuals])
+        del edge_virtuals[0]  # () first: code 0 is "no virtuals"
+        out.edge_virtuals = edge_virtuals
         return out
 
     def extend(self, other: DatabaseFile) -> None:
@@ -281,6 +280,9 @@ class DatabaseFile:
             for mine, at in taken:
                 if other.compiler_targets[at] >= 0:
                     self.compiler_targets[mine] = mapped[other.compiler_targets[at]]
+            # NOTE: outside the loop over other's records since 51b1972 (these four lines
+            # were in it): only the last record's path and size are kept. As it was here.
+            assert mine is not None  # the record loop left an int in it: a node of mine
             if at in other.external_paths:
                 self.external_paths.setdefault(mine, other.external_paths[at])
             if at in other.sizes:
@@ -371,7 +373,9 @@ def _decode(
     return version, records, problems
 
 
-def _decode_loose(data: bytes, source: str, problems: list[LoadProblem], by_name: bool = False):
+def _decode_loose(
+    data: bytes, source: str, problems: list[LoadProblem], by_name: bool = False
+) -> tuple[str, list[tuple[str, _Node, Said]]]:
     """Each record on its own, when some record does not have the expected shape: records
     stay raw JSON until each is decoded (typed), so one bad record among a million costs
     little more than none."""
@@ -388,13 +392,13 @@ def _decode_loose(data: bytes, source: str, problems: list[LoadProblem], by_name
     for key, raw in installs.items():
         try:
             if by_name or _keyed_by_name(raw):
-                record = _DECODE_RECORD_BY_NAME.decode(raw)
-                if len(record.spec) != 1:
-                    raise ValueError(f"spec should hold one package, holds {len(record.spec)}")
-                ((name, node),) = record.spec.items()
+                named = _DECODE_RECORD_BY_NAME.decode(raw)
+                if len(named.spec) != 1:
+                    raise ValueError(f"spec should hold one package, holds {len(named.spec)}")
+                ((name, node),) = named.spec.items()
                 if node.name is None:
                     node.name = name
-                records.append((key, node, _said(record)))
+                records.append((key, node, _said(named)))
             else:
                 record = _DECODE_RECORD.decode(raw)
                 records.append((key, record.spec, _said(record)))
@@ -440,7 +444,7 @@ def _version_text(version: Any) -> str:
 
 def normalise_records(
     db: DatabaseFile,
-    records: list[tuple[str, _Node, Said]],
+    records: Sequence[tuple[str, _Node, Said]],
     source: str,
     edge_aliases: dict[str, str] | None = None,
 ) -> None:
@@ -465,8 +469,10 @@ def normalise_records(
     # has its position); else the annotation; else none.
     compilers = _decoded([bytes(node.compiler) for node in nodes], _legacy_compiler, None)
     sources = [_NONE if c is None else _LEGACY for c in compilers]
-    for at in [at for at, node in enumerate(nodes) if node.annotations is not None]:
-        annotated = nodes[at].annotations.compiler
+    for at, notes in [
+        (at, node.annotations) for at, node in enumerate(nodes) if node.annotations is not None
+    ]:
+        annotated = notes.compiler
         if compilers[at] is None and annotated:
             compilers[at], sources[at] = normalise_compiler(annotated), _ANNOTATION
     db.compilers = [NO_COMPILER if c is None else c for c in compilers]
@@ -585,6 +591,7 @@ def _add_edges(
             [edges[i] for i in keep],
             [to[i] for i in keep],
         )
+    nodes_to = cast("list[int]", to)  # every edge left leads to a node (the rest dropped)
     raws = [bytes(edge.parameters) for edge in edges]
     for i in [i for i, raw in enumerate(raws) if raw == b"null"]:
         raws[i] = b"t" + bytes(edges[i].type)  # spec formats 1-3
@@ -592,7 +599,7 @@ def _add_edges(
         kinds[raw] = _edge_kind(raw)
     edge_kinds = list(map(kinds.__getitem__, raws))
     db.edge_from.extend(sources)
-    db.edge_to.extend(to)
+    db.edge_to.extend(nodes_to)
     db.edge_types.extend([bits for bits, _ in edge_kinds])
     db.edge_virtuals.extend([virtuals for _, virtuals in edge_kinds])
     for i in [
@@ -603,12 +610,12 @@ def _add_edges(
         virtuals, at = edge_kinds[i][1], sources[i]
         rank = min(LANGUAGES.index(v) for v in virtuals if v in _LANGUAGES_SET)
         if at not in found or rank < found[at][0]:
-            found[at] = (rank, to[i])
+            found[at] = (rank, nodes_to[i])
 
 
 def _valid_records(
-    records: list[tuple[str, _Node, Said]], db: DatabaseFile, source: str
-) -> list[tuple[str, _Node, Said]]:
+    records: Sequence[tuple[str, _Node, Said]], db: DatabaseFile, source: str
+) -> Sequence[tuple[str, _Node, Said]]:
     """The records whose key (or, failing that, node) holds a 32-character hash, keys
     lower-cased."""
     keys = [key for key, _, _ in records]

@@ -13,7 +13,16 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # numpy is imported when first needed (merge), not with this module
+    from typing import TypeAlias
+
+    import numpy as np
+
+    # A column of ints: an array.array as a loader builds it, an ndarray once merge() put
+    # several together (np.frombuffer reads either).
+    IntColumn: TypeAlias = "array[int] | np.ndarray"
 
 # The node columns: name, version, compiler (`gcc@13.2.0`, or "none"), platform, os,
 # target, and the variants (a tuple of strings).
@@ -24,18 +33,22 @@ NODE_COLUMNS = ("name", "version", "compiler", "platform", "os", "target", "vari
 class NodeColumns:
     hashes: bytes = b""  # 32 ASCII bytes a node
     tables: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in NODE_COLUMNS})
-    codes: dict[str, array] = field(default_factory=lambda: {c: array("i") for c in NODE_COLUMNS})
-    kinds: array = field(default_factory=lambda: array("B"))  # BINARY, EXTERNAL, ... (database.py)
-    compiler_sources: array = field(default_factory=lambda: array("B"))  # COMPILER_SOURCES
+    codes: dict[str, IntColumn] = field(
+        default_factory=lambda: {c: array("i") for c in NODE_COLUMNS}
+    )
+    # BINARY, EXTERNAL, ... (database.py)
+    kinds: IntColumn = field(default_factory=lambda: array("B"))
+    compiler_sources: IntColumn = field(default_factory=lambda: array("B"))  # COMPILER_SOURCES
     # The node a c/cxx/fortran build edge leads to (its compiler), -1 where none: it names
     # the compiler once that node is known, which may be only when parts are put together.
-    compiler_targets: array = field(default_factory=lambda: array("i"))
+    compiler_targets: IntColumn = field(default_factory=lambda: array("i"))
     external_paths: dict[int, str] = field(default_factory=dict)
     sizes: dict[int, int] = field(default_factory=dict)  # node -> bytes, where a spec file says
-    edge_from: array = field(default_factory=lambda: array("i"))
-    edge_to: array = field(default_factory=lambda: array("i"))
-    edge_types: array = field(default_factory=lambda: array("B"))  # BUILD | LINK | RUN | TEST bits
-    edge_virtuals: array = field(default_factory=lambda: array("i"))  # codes into virtual_sets
+    edge_from: IntColumn = field(default_factory=lambda: array("i"))
+    edge_to: IntColumn = field(default_factory=lambda: array("i"))
+    # BUILD | LINK | RUN | TEST bits
+    edge_types: IntColumn = field(default_factory=lambda: array("B"))
+    edge_virtuals: IntColumn = field(default_factory=lambda: array("i"))  # codes into virtual_sets
     virtual_sets: list[tuple[str, ...]] = field(default_factory=lambda: [()])
 
     @property
@@ -113,6 +126,7 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
     owns[owner[owner >= 0]] = True
 
     out = NodeColumns(hashes=hashes[np.sort(first)].tobytes())
+    codes: dict[str, np.ndarray] = {}  # out.codes, typed as the ndarrays they are here
     for column in NODE_COLUMNS:
         table: dict[Any, int] = {}
         merged = np.concatenate(
@@ -122,7 +136,7 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
             ]
         )
         out.tables[column] = list(table)
-        out.codes[column] = merged[kept].astype(np.int32)
+        out.codes[column] = codes[column] = merged[kept].astype(np.int32)
     out.kinds = kinds[kept]
     sources = np.concatenate([np.frombuffer(i.compiler_sources, dtype=np.uint8) for i in inputs])[
         kept
@@ -137,10 +151,10 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
     target_node[has] = node[chosen[has]]
     versions = out.tables["version"]
     with_version = np.array([bool(v) for v in versions], dtype=bool)
-    has &= with_version[out.codes["version"][np.maximum(target_node, 0)]]
+    has &= with_version[codes["version"][np.maximum(target_node, 0)]]
     if has.any():
         pairs = np.stack(
-            (out.codes["name"][target_node[has]], out.codes["version"][target_node[has]]), axis=1
+            (codes["name"][target_node[has]], codes["version"][target_node[has]]), axis=1
         )
         distinct, inverse = np.unique(pairs, axis=0, return_inverse=True)
         compilers = {c: i for i, c in enumerate(out.tables["compiler"])}
@@ -153,7 +167,7 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
             dtype=np.int32,
         )
         out.tables["compiler"] = list(compilers)
-        out.codes["compiler"][has] = lut[inverse.reshape(-1)]
+        codes["compiler"][has] = lut[inverse.reshape(-1)]
         sources[has] = _DEPENDENCY_COMPILER
     out.compiler_sources = sources
     out.compiler_targets = target_node.astype(np.int32)
@@ -199,7 +213,7 @@ def _codes_into(table: dict, values: list[Any]) -> Any:
     return np.fromiter(map(table.__getitem__, values), dtype=np.int32, count=len(values))
 
 
-def _shifted(local: array, by: int, nodes: int) -> Any:
+def _shifted(local: IntColumn, by: int, nodes: int) -> Any:
     """An input's compiler targets as occurrences among all inputs' nodes (-1 stays -1)."""
     import numpy as np
 

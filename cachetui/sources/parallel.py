@@ -15,10 +15,14 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from cachetui.sources import split
 from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.split import Plan
+
+if TYPE_CHECKING:
+    from cachetui.sources import SourceFile
 
 # Below this many files, reading in-process beats starting loader processes.
 PARALLEL_MIN_FILES = 400
@@ -168,8 +172,8 @@ class _Unit:
     plan: Plan | None = None
 
 
-def _maybe_large(file: object, sizes: dict[str, int] | None) -> bool:
-    path = file if isinstance(file, str) else file.path  # type: ignore[attr-defined]
+def _maybe_large(file: str | SourceFile, sizes: dict[str, int] | None) -> bool:
+    path = file if isinstance(file, str) else file.path
     if path.endswith("index.manifest.json"):  # small, but its blob may not be
         return True
     size = sizes.get(path) if sizes is not None else None
@@ -178,7 +182,7 @@ def _maybe_large(file: object, sizes: dict[str, int] | None) -> bool:
 
 def _units(
     files: list,
-    large: Callable[[object], Plan | None],
+    large: Callable[[str | SourceFile], Plan | None],
     workers: int | None,
     pool: LoaderPool | None,
 ) -> list[_Unit]:
@@ -249,16 +253,16 @@ def _collect(
     source, origin = (file, None) if isinstance(file, str) else (file.name, file.origin)
     try:
         if futures:
-            results: list | None = []
+            results: list = []
             rows = 0
             try:
                 for future in futures:
-                    results.append(future.result())  # type: ignore[union-attr]
-                    rows += binaries(results[-1][0])  # type: ignore[index]
+                    results.append(future.result())
+                    rows += binaries(results[-1][0])
                     part_done(rows)
             except _POOL_FAULTS:
-                results = None
-            if results is not None:
+                pass  # read in-process, below
+            else:
                 parts = [nodes for nodes, _ in results]
                 return read_large(
                     unit.plan, source, origin, parts, [p for _, said in results for p in said]

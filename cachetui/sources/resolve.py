@@ -147,6 +147,7 @@ class _Resolver:
             else None
         )
         if origin is not None and origin.layout == 3 and blob_of is not None:
+            assert origin.root is not None  # an origin knows its layout only with its root
             # The blob it names is read too: stamp it, so that a blob put right is seen.
             try:
                 with open(file, "rb") as handle:
@@ -216,12 +217,11 @@ class _Resolver:
         )
 
     def _fetch(self, url: str, hash_url: str | None = None) -> Fetched:
-        progress = (
-            (lambda done, total: self.on_download(url, done, total)) if self.on_download else None
-        )
+        on_download = self.on_download  # (set once, in __init__)
+        progress = (lambda done, total: on_download(url, done, total)) if on_download else None
         return fetch(url, self.cache_dir, progress=progress, hash_url=hash_url)
 
-    def _add(self, fetched: Fetched, origin: Origin) -> None:
+    def _add(self, fetched: Fetched, origin: Origin | None) -> None:
         if fetched.note:
             self.out.problems.append(LoadProblem(fetched.url, fetched.note, "warning"))
         self.out.files.append(SourceFile(str(fetched.path), origin, fetched.url))

@@ -146,7 +146,9 @@ def edge_aliases(nodes: list[Any], by_name: bool) -> dict[str, str]:
             dependencies = node.get("dependencies") if isinstance(node, dict) else None
             for name, edge in dependencies.items() if isinstance(dependencies, dict) else ():
                 named = by_node_name.get(name)
-                for key in _EDGE_HASH_KEYS if isinstance(edge, dict) and named else ():
+                if not (isinstance(edge, dict) and named):
+                    continue
+                for key in _EDGE_HASH_KEYS:
                     if isinstance(edge.get(key), str):
                         aliases[edge[key]] = named
         return aliases

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter, itemgetter
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import msgspec
 
@@ -188,7 +188,7 @@ def _fast_columns(records: list[_FastRecord]) -> tuple[dict, dict, dict] | None:
     """(columns, distinct, decoded) when every record passes the bulk checks, else None."""
     if not _clean_hashes(records):
         return None
-    columns = {
+    columns: dict[str, list[Any]] = {
         "build": list(map(_BUILD_KEY, records)),
         **{c: list(map(bytes, map(attrgetter(c), records))) for c in LIST_COLUMNS},
     }
@@ -279,7 +279,7 @@ def _read_summary(text: str, source: str, fallback_package: str) -> SummaryFile:
 def _summary_from(front: dict[str, Any], source: str, fallback_package: str) -> SummaryFile:
     details = front.get("spec_details")
     records: list[_FastRecord] | None = None
-    raw = None
+    raw: str | memoryview | None = None
     if isinstance(details, tuple) and details[0] is _RAW:
         raw = details[1]
         records, details = _decode_records(raw)
@@ -309,11 +309,13 @@ def _summary_from(front: dict[str, Any], source: str, fallback_package: str) -> 
     summary = SummaryFile(package=package, tag=tag, problems=problems)
     fast = _fast_columns(records) if records is not None else None
     if fast is not None:  # the fast path: typed by msgspec, checked in bulk
+        assert records is not None  # (fast was worked out from them)
         summary.set_records(records, *fast)
     else:  # the careful path, from the plain JSON: each record on its own
         summary.set_records(
             _checked_records(
-                json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
+                # (records were decoded from raw: it is text when not a memoryview)
+                json.loads(bytes(raw) if isinstance(raw, memoryview) else cast(str, raw))
                 if records is not None
                 else details,
                 source,
@@ -462,9 +464,9 @@ def _checked_records(details: list[Any], source: str, problems: list[LoadProblem
                 problems.append(
                     LoadProblem(source, f"spec_details record {position} skipped: {reason}")
                 )
-    for reason, count in skipped.items():
+    for why, count in skipped.items():
         if count > 1:
-            problems.append(LoadProblem(source, f"{count - 1} more records skipped: {reason}"))
+            problems.append(LoadProblem(source, f"{count - 1} more records skipped: {why}"))
     return out
 
 
@@ -487,7 +489,8 @@ def _record_from(record: Any) -> Record:
     compiler = record.get("compiler")
     if compiler is not None and not isinstance(compiler, str):
         raise ValueError("'compiler' is not a string")
-    arch = [record.get(key) for key in ("platform", "os", "target")]
+    # Any: each is checked to be a non-empty str just below
+    arch: list[Any] = [record.get(key) for key in ("platform", "os", "target")]
     for key, value in zip(("platform", "os", "target"), arch):
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"missing '{key}'")

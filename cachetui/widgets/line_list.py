@@ -16,7 +16,7 @@ the frame of a plain row is the same on every row, so it is worked out once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -334,7 +334,7 @@ class _RowFrame(StylesCache):
         background,
         render_content_line,
         *rest,
-    ) -> Strip:  # type: ignore[override]
+    ) -> Strip:
         gutter = styles.gutter
         if gutter.top <= y < size.height - gutter.bottom and y - gutter.top < content_size.height:
             key = (
@@ -351,7 +351,8 @@ class _RowFrame(StylesCache):
                     styles, y, size, content_size, padding, base_background, background, rest
                 )
             if frame is not None:
-                left, right = frame
+                # a frame: the () of a key not seen yet was replaced just above
+                left, right = cast("tuple[list[Segment], list[Segment]]", frame)
                 row = render_content_line(y - gutter.top).adjust_cell_length(content_size.width)
                 return Strip([*left, *row, *right], size.width)
         return super().render_line(

@@ -61,6 +61,7 @@ class PackageList(LineList):
 
     def row_pieces(self, index: int, width: int) -> list[Piece]:
         package = self._packages[index]
+        assert self._index is not None  # a package is listed only by show(), with its index
         total = self._index.package_size(package)
         count = self._counts[index]
         number = f"{count:,}" if count == total else f"{count:,}/{total:,}"

@@ -114,8 +114,10 @@ class SpecDetail(ImmediateScroll, can_focus=True, can_focus_children=False):
             return False
         # Keep the highlighted line in view; the list scrolls with the pane, as one document.
         top, first = dependencies.virtual_region.y, dependencies.context_top()
+        cursor = dependencies.cursor
+        assert cursor is not None and first is not None  # move() just highlighted a line
         self.scroll_to_region(
-            Region(0, top + first, 1, dependencies.cursor - first + 1),
+            Region(0, top + first, 1, cursor - first + 1),
             animate=False,
             immediate=True,
         )
@@ -157,7 +159,7 @@ def detail_text(
     text = Text()
     marked = marks.columns
 
-    def line(label: str, value: str, style: str = "") -> None:
+    def line(label: str, value: str, style: Style | str = "") -> None:
         text.append(f"{label:<9}", style="bold")
         text.append(visible(value) + "\n", style=style)
 

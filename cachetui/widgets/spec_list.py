@@ -56,6 +56,7 @@ class SpecList(LineList):
     def row_pieces(self, index: int, width: int) -> list[Piece]:
         row = self._rows[index]
         ix = self._index
+        assert ix is not None  # a row is listed only by show(), with its index
         field = ix.field
         marks = self._marks
         full_hash = ix.hashes[row]

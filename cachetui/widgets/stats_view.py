@@ -458,6 +458,7 @@ class StatsView(ImmediateScroll):
                 section.display = charted
         if not charted:
             return
+        assert summary is not None  # (charted says so)
 
         for facet, title in SECTIONS:
             rows = summary.facets.get(facet, [])
