@@ -34,7 +34,7 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     # Python 3.10 only; mypy (python_version 3.10) checks this branch from a 3.11 venv.
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+    import tomli as tomllib
 
 COLORS = ("auto", "256", "truecolor", "none")
 KEYS = ("sources", "theme", "color", "mouse", "pager", "keymap")

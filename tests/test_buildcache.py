@@ -391,3 +391,16 @@ def test_a_fetched_index_that_is_gone_is_reported_not_shown_from_the_cache(serve
     gone = load(url, cache)
     assert not gone.from_snapshot and gone.index.n_specs == 0
     assert _problems(gone)[url] == "not found (HTTP 404)"
+
+
+def test_an_older_page_keeps_each_spec_files_size(tmp_path):
+    """Every spec file's archive_size reaches its binary (once only the last one did)."""
+    page = tmp_path / "_cache" / "develop" / "app"
+    page.mkdir(parents=True)
+    lib, app = _hash("lib"), _hash("app")
+    node = lambda name, h, deps: dict(V8_NODE, name=name, hash=h, dependencies=[{"name": d, "hash": dh, "type": ["link"]} for d, dh in deps])  # noqa: E731
+    (page / "spec-0.json").write_text(json.dumps({"archive_size": 1000, "spec": {"_meta": {"version": 3}, "nodes": [node("app", app, [("lib", lib)]), node("lib", lib, [])]}}))
+    (page / "spec-1.json").write_text(json.dumps({"archive_size": 2000, "spec": {"_meta": {"version": 3}, "nodes": [node("lib", lib, [])]}}))
+    (page / "index.md").write_text("---\ntitle: app\ncategory: package\nspec_files: [spec-0.json, spec-1.json]\n---\n")
+    index = load(page / "index.md").index
+    assert {index.hashes[row]: index.size(row) for row in range(index.n_specs)} == {app: 1000, lib: 2000}

@@ -280,9 +280,7 @@ class DatabaseFile:
             for mine, at in taken:
                 if other.compiler_targets[at] >= 0:
                     self.compiler_targets[mine] = mapped[other.compiler_targets[at]]
-            # NOTE: outside the loop over other's records since 51b1972 (these four lines
-            # were in it): only the last record's path and size are kept. As it was here.
-            assert mine is not None  # the record loop left an int in it: a node of mine
+        for at, mine in enumerate(mapped):  # every record's, not only the last one's
             if at in other.external_paths:
                 self.external_paths.setdefault(mine, other.external_paths[at])
             if at in other.sizes:
