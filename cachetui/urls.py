@@ -10,3 +10,15 @@ def is_url(text: str) -> bool:
     """`http://`, `https://`, `file://` or `s3://` (any case), as a SOURCE may be."""
     scheme, sep, _ = text.partition("://")
     return bool(sep) and scheme.lower() in URL_SCHEMES
+
+
+def has_scheme(text: str) -> bool:
+    """Any `scheme://...` (a config file's path that is a URL of any kind is kept as written,
+    never taken as a path relative to the file)."""
+    scheme, sep, _ = text.partition("://")
+    return (
+        bool(sep)
+        and bool(scheme)
+        and scheme[0].isalpha()
+        and all(c.isalnum() or c in "+.-" for c in scheme)
+    )
