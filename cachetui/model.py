@@ -4,12 +4,58 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import IntEnum, IntFlag
 
 # The facets a user can filter on, in the order the sidebar shows them.
 FACETS: tuple[str, ...] = ("stack", "os", "target", "compiler", "platform", "tag", "kind")
 
 # What a listed spec is: a binary in a build cache, or a spec in a local install database.
 BINARY_KIND, INSTALLED_KIND = "binary", "installed"
+
+
+class NodeKind(IntEnum):
+    """What a node of the dependency graph is. A binary (in a build cache) and an installed
+    spec (in a local install database) are listed; the rest are there for edges to resolve.
+    Stored as a byte in the on-disk index: the values are part of its format."""
+
+    BINARY = 0
+    EXTERNAL = 1
+    NOT_IN_CACHE = 2  # a build cache's record with `in_buildcache: false`
+    UNRESOLVED = 3  # a hash an edge names that no record holds
+    DEPENDENCY_ONLY = 4  # a spec file's dependency
+    INSTALLED = 5
+    NOT_INSTALLED = 6  # an install database's record with `installed: false`
+
+    @property
+    def label(self) -> str:
+        """How it is named to people and in `deps --json` (a public contract)."""
+        return NODE_KIND_LABELS[self]
+
+
+NODE_KIND_LABELS = (
+    BINARY_KIND,
+    "external",
+    "not in the build cache",
+    "not in this index",
+    "a dependency in a spec file",
+    INSTALLED_KIND,
+    "not installed",
+)
+
+
+class DepType(IntFlag):
+    """The types of a dependency edge, as bits (an edge has a set of them)."""
+
+    BUILD = 1
+    LINK = 2
+    RUN = 4
+    TEST = 8
+
+
+def deptype_names(bits: int) -> list[str]:
+    """`["build", "link"]`: the types of an edge, in Spack's order."""
+    return [member.name.lower() for member in DepType if bits & member]  # type: ignore[union-attr]
+
 
 # The virtuals a compiler provides (Spack 1.x: `%c,cxx=gcc`), in the order Spack lists them.
 LANGUAGES: tuple[str, ...] = ("c", "cxx", "fortran")

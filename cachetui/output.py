@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from cachetui.model import NO_COMPILER
+from cachetui.model import NO_COMPILER, NodeKind
 from cachetui.spack_format import spec_line
 from cachetui.textsafe import visible
 
@@ -231,14 +231,14 @@ def dependency_label(dependency: Dependency) -> str:
 
 def why_no_spec(index: Index, dependency: Dependency) -> str:
     """Why a dependency has no spec among the loaded ones to go to, in the user's terms."""
-    label, kind = dependency_label(dependency), dependency.kind_name
-    if kind == "external":
+    label, kind = dependency_label(dependency), dependency.kind
+    if kind == NodeKind.EXTERNAL:
         path = index.graph.external_path(dependency.node) if index.graph else None
         where = f" ({path})" if path else ""
         return f"{label} is an external{where}, not a binary in the loaded caches"
-    if kind == "not in the build cache":
+    if kind == NodeKind.NOT_IN_CACHE:
         return f"{label} is not in the build cache: its index records it, without a binary"
-    if kind == "a dependency in a spec file":
+    if kind == NodeKind.DEPENDENCY_ONLY:
         return (
             f"{label} is only named as a dependency in a spec file, "
             "not a binary in the loaded caches"

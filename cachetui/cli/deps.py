@@ -14,6 +14,7 @@ from cachetui.cli.common import (
     load,
     print_json,
 )
+from cachetui.model import NodeKind
 from cachetui.output import (
     dependency_label,
     edge_json,
@@ -113,7 +114,7 @@ def _edge_text(dependency, repeated: bool) -> str:
     parts = [dependency_label(dependency), f"[{','.join(dependency.deptype_names)}]"]
     if dependency.virtuals:
         parts.append(f"%{','.join(dependency.virtuals)}")
-    if dependency.kind_name != "binary":
+    if dependency.kind != NodeKind.BINARY:
         parts.append(f"({dependency.kind_name})")
     if repeated:
         parts.append("(see above)")

@@ -26,6 +26,7 @@ from textual.reactive import var
 from textual.strip import Strip
 from textual.widget import Widget
 
+from cachetui.model import NodeKind
 from cachetui.textsafe import visible
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
@@ -36,7 +37,6 @@ NO_SOURCE_TEXT = "dependencies: not in this source (a cache.spack.io summary)"
 SECTION_TREE = "depends on (link/run)"
 SECTION_BUILD = "build dependencies"
 SECTION_USED_BY = "used by"
-_BINARY = "binary"
 
 
 class _Line(NamedTuple):
@@ -283,7 +283,7 @@ class DependencyList(Widget, can_focus=False):
         pieces.append((f" [{','.join(dependency.deptype_names)}]", "dependency-list--dim"))
         if dependency.virtuals:
             pieces.append((f" %{','.join(dependency.virtuals)}", "dependency-list--dim"))
-        if dependency.kind_name != _BINARY:
+        if dependency.kind != NodeKind.BINARY:
             pieces.append((f" ({self._kind_text(dependency)})", "dependency-list--kind"))
         if line.repeated:
             pieces.append((" (see above)", "dependency-list--dim"))
@@ -292,7 +292,7 @@ class DependencyList(Widget, can_focus=False):
     def _kind_text(self, dependency: Dependency) -> str:
         path = (
             self._graph.external_path(dependency.node)
-            if self._graph is not None and dependency.kind_name == "external"
+            if self._graph is not None and dependency.kind == NodeKind.EXTERNAL
             else None
         )
         return f"external: {path}" if path else dependency.kind_name
