@@ -58,8 +58,8 @@ Probe().run()
 _CACHETUI = (
     _PROBE
     + r"""
-from cachetui.app import CacheTUI
-from cachetui.screens.main import MainScreen
+from cachetui.tui.app import CacheTUI
+from cachetui.tui.screens.main import MainScreen
 apply = MainScreen._apply
 def timed_apply(self, result):
     mark("applied")

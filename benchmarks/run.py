@@ -263,7 +263,7 @@ if sys.argv[1] == "floor":
     import floor_app
     note_keys(floor_app.Floor)(int(sys.argv[3])).run()
 else:
-    from cachetui.app import CacheTUI
+    from cachetui.tui.app import CacheTUI
     note_keys(CacheTUI)(sources=sys.argv[1:]).run()
 """
 

@@ -141,7 +141,8 @@ def status(app) -> str:
 
 def in_256_colours(color):
     """A Textual Color as a 256-colour terminal shows it (Rich's own downgrade)."""
-    from rich.color import Color as RichColor, ColorSystem
+    from rich.color import Color as RichColor
+    from rich.color import ColorSystem
     from textual.color import Color
 
     true = RichColor.from_rgb(color.r, color.g, color.b).downgrade(ColorSystem.EIGHT_BIT).get_truecolor()

@@ -5,20 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLE, fake_hash, record, settle, status, write_summary
 from textual import events
 
-
-from cachetui.app import HELP_OWNERS, CacheTUI
-from cachetui.keys import key_entries
 from cachetui.index.filter import Filter
-from cachetui.screens.hash_lookup import HashLookupScreen
-from cachetui.screens.help import HelpScreen
-from cachetui.screens.problems import ProblemsScreen
-from cachetui.widgets.facet_sidebar import FacetSidebar
-from cachetui.widgets.line_list import LineList
-from cachetui.widgets.package_list import PackageList
-from cachetui.widgets.spec_list import SpecList
-from conftest import SAMPLE, fake_hash, record, settle, status, write_summary
+from cachetui.tui.app import HELP_OWNERS, CacheTUI
+from cachetui.tui.keys import key_entries
+from cachetui.tui.screens.hash_lookup import HashLookupScreen
+from cachetui.tui.screens.help import HelpScreen
+from cachetui.tui.screens.problems import ProblemsScreen
+from cachetui.tui.widgets.facet_sidebar import FacetSidebar
+from cachetui.tui.widgets.line_list import LineList
+from cachetui.tui.widgets.package_list import PackageList
+from cachetui.tui.widgets.spec_list import SpecList
 
 SIZE = (120, 40)
 
@@ -692,7 +691,7 @@ async def test_a_burst_of_enters_on_a_filter_header_folds_it_and_toggles_nothing
 async def test_two_closing_keys_at_once_close_only_the_screen_on_top(keys: list[str]) -> None:
     """Textual's dismiss pops whatever is on top: two escapes in one burst closed the screen,
     then the main screen under it (the monkey test found a blank app)."""
-    from cachetui.screens.main import MainScreen
+    from cachetui.tui.screens.main import MainScreen
 
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:
@@ -710,8 +709,9 @@ async def test_two_closing_keys_at_once_close_only_the_screen_on_top(keys: list[
 async def test_the_palette_survives_keys_in_a_burst() -> None:
     """Page down before the palette's list has laid out its lines raised KeyError inside
     Textual (the monkey test found it); a second escape closed the main screen too."""
-    from cachetui.screens.main import MainScreen
     from test_monkey import type_key
+
+    from cachetui.tui.screens.main import MainScreen
 
     app = CacheTUI()
     async with app.run_test(size=SIZE) as pilot:

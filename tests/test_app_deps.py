@@ -11,15 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import fake_hash, settle
 
-from cachetui.app import CacheTUI
 from cachetui.index import deps
 from cachetui.service import IndexService
-from cachetui.widgets.dependency_list import DependencyList
-from cachetui.widgets.package_list import PackageList
-from cachetui.widgets.spec_detail import SpecDetail
-from cachetui.widgets.spec_list import SpecList
-from conftest import fake_hash, settle
+from cachetui.tui.app import CacheTUI
+from cachetui.tui.widgets.dependency_list import DependencyList
+from cachetui.tui.widgets.package_list import PackageList
+from cachetui.tui.widgets.spec_detail import SpecDetail
+from cachetui.tui.widgets.spec_list import SpecList
 
 MIRROR = Path(__file__).parent / "fixtures" / "buildcache" / "db-v8"
 TALL = (160, 80)  # the whole of cmake's detail fits in the pane
@@ -324,7 +324,7 @@ async def test_a_mirror_url_loads_and_its_download_shows_in_the_status_line(tmp_
 
 
 def test_compiler_flags_are_listed_apart_from_variants(tmp_path):
-    from cachetui.widgets.spec_detail import detail_text
+    from cachetui.tui.widgets.spec_detail import detail_text
 
     index = IndexService([str(MIRROR.parent / "db-v7")], use_cache=False).load().index
     row = next(r for r in range(index.n_specs) if any(v.startswith("cflags=") for v in index.variants(r)))

@@ -14,9 +14,10 @@ import sys
 import time
 from pathlib import Path
 
+from conftest import SAMPLE, SAMPLE_DATA, settle, status
+
 from cachetui.cli import main
 from cachetui.service import IndexService
-from conftest import SAMPLE, SAMPLE_DATA, settle, status
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 EXPECTED = json.loads((Path(__file__).parent / "bad_inputs.expected.json").read_text())
@@ -100,8 +101,8 @@ def test_two_processes_writing_the_on_disk_index_at_once(tmp_path):
 
 
 async def test_the_app_counts_the_problems_and_lists_each_file_and_reason(tmp_path):
-    from cachetui.app import CacheTUI
-    from cachetui.screens.problems import ProblemsScreen
+    from cachetui.tui.app import CacheTUI
+    from cachetui.tui.screens.problems import ProblemsScreen
 
     count = sum(len(v) for v in EXPECTED["problems"].values())
     app = CacheTUI(service=IndexService([str(CORPUS)], cache_dir=tmp_path / "cache"))

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cachetui.index.graph import Graph
-from cachetui.service import IndexService
 from cachetui.model import split_flags
+from cachetui.service import IndexService
 from cachetui.sources.database import COMPILER_SOURCES
 from cachetui.spack_format import unquoted
 

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLE, SAMPLE_FILES, fake_hash, raw_front_matter, record, write_summary
 
 from cachetui import __version__
 from cachetui.cli import main
-from conftest import SAMPLE, SAMPLE_FILES, fake_hash, raw_front_matter, record, write_summary
 
 SPEC_KEYS = {"package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source", "kind"}
 
@@ -172,7 +172,7 @@ def test_subcommands_do_not_import_textual(argv) -> None:
 def test_the_app_paints_before_the_index_libraries_load() -> None:
     """Starting the app imports neither numpy nor the readers: they load in the worker."""
     probe = (
-        "import sys\nfrom cachetui.cli import main\nfrom cachetui.app import CacheTUI\nCacheTUI()\n"
+        "import sys\nfrom cachetui.cli import main\nfrom cachetui.tui.app import CacheTUI\nCacheTUI()\n"
         "heavy = [m for m in ('numpy', 'msgspec', 'yaml', 'rapidfuzz', 'cachetui.sources', 'cachetui.index.store') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )

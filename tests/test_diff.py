@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cachetui import cli
 from conftest import fake_hash, record, write_summary
+
+from cachetui import cli
 
 OLD, NEW = "develop-2025-06-01", "develop-2025-07-01"
 H = {name: fake_hash(n, name[:2]) for n, name in enumerate(
@@ -90,8 +91,9 @@ def test_an_unknown_tag_is_a_usage_error_naming_the_tags(tmp_path: Path, capsys)
 
 
 async def test_t_switches_between_tags(tmp_path: Path) -> None:
-    from cachetui.app import CacheTUI
     from conftest import settle, status
+
+    from cachetui.tui.app import CacheTUI
 
     root = write_pair(tmp_path / "cache")
     app = CacheTUI([str(root)])
@@ -118,8 +120,9 @@ async def test_t_switches_between_tags(tmp_path: Path) -> None:
 
 
 async def test_t_with_one_tag_says_so() -> None:
-    from cachetui.app import CacheTUI
     from conftest import settle
+
+    from cachetui.tui.app import CacheTUI
 
     app = CacheTUI()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -129,10 +132,11 @@ async def test_t_with_one_tag_says_so() -> None:
 
 
 async def test_the_diff_screen_lists_changes_and_goes_to_a_spec(tmp_path: Path) -> None:
-    from cachetui.app import CacheTUI
-    from cachetui.screens.diff import ChangeList, DiffPackageList, DiffScreen
-    from cachetui.widgets.spec_list import SpecList
     from conftest import settle
+
+    from cachetui.tui.app import CacheTUI
+    from cachetui.tui.screens.diff import ChangeList, DiffPackageList, DiffScreen
+    from cachetui.tui.widgets.spec_list import SpecList
 
     root = write_pair(tmp_path / "cache")
     app = CacheTUI([str(root)])
@@ -168,10 +172,11 @@ async def test_the_diff_screen_lists_changes_and_goes_to_a_spec(tmp_path: Path) 
 
 
 async def test_a_comparison_asked_for_again_is_instant_and_a_superseded_one_never_shows(tmp_path: Path) -> None:
-    from cachetui.app import CacheTUI
-    from cachetui.screens.diff import DiffScreen
-    from cachetui.screens.main import MainScreen
     from conftest import settle
+
+    from cachetui.tui.app import CacheTUI
+    from cachetui.tui.screens.diff import DiffScreen
+    from cachetui.tui.screens.main import MainScreen
 
     root = write_pair(tmp_path / "cache")
     app = CacheTUI([str(root)])

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from conftest import SAMPLE
 from test_e2e_tmux import FILTERS_PANE, INSTALLED, WIDE, Terminal, pane_title, shows
 
@@ -482,7 +481,7 @@ def test_no_mouse_leaves_the_mouse_to_the_terminal(start: Callable[..., Terminal
 def _binding_ids(tmp_path: Path) -> list[str]:
     """The binding ids of the installed app (the one in tmux), which its help lists: asked
     from another directory, so that the work tree's cachetui/ is not the one imported."""
-    code = "from cachetui.app import HELP_OWNERS; from cachetui.keys import binding_ids; print(*binding_ids(HELP_OWNERS))"
+    code = "from cachetui.tui.app import HELP_OWNERS; from cachetui.tui.keys import binding_ids; print(*binding_ids(HELP_OWNERS))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.split()

@@ -17,7 +17,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from conftest import SAMPLE
 
 pytestmark = pytest.mark.e2e

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from cachetui import cli
 from conftest import SAMPLE
+
+from cachetui import cli
 
 SPEC_LINE = re.compile(r"^(?P<package>[^@\s]+)@(?P<version>[^\s+~]+)(?P<variants>.*?) arch=(?P<platform>[^-\s]+)-(?P<os>[^-\s]+)-(?P<target>\S+)"
                        r" /(?P<hash>[a-z2-7]{32})(?: %(?P<compiler>\S+))?$")
@@ -30,8 +31,9 @@ def test_search_specs_writes_one_spack_spec_line_per_matching_spec(capsys) -> No
 async def export_from_the_app(tmp_path, keys_before: list[str], form_steps: int, name: str):
     """Filter with `keys_before`, press e, move `form_steps` down the formats, write `name`."""
 
-    from cachetui.app import CacheTUI
     from conftest import settle
+
+    from cachetui.tui.app import CacheTUI
 
     app = CacheTUI()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -74,8 +76,9 @@ async def test_the_app_exports_json_and_spec_lines(tmp_path) -> None:
 
 
 async def test_export_asks_before_overwriting_and_names_unwritable_places(tmp_path) -> None:
-    from cachetui.app import CacheTUI
     from conftest import settle
+
+    from cachetui.tui.app import CacheTUI
 
     target = tmp_path / "keep.csv"
     target.write_text("mine\n")

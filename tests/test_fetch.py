@@ -19,7 +19,14 @@ import pytest
 
 from cachetui import __version__
 from cachetui.sources.fetch import (
-    FetchError, Fetched, exists, fetch, is_url, join_url, normalise_url, read_body,
+    Fetched,
+    FetchError,
+    exists,
+    fetch,
+    is_url,
+    join_url,
+    normalise_url,
+    read_body,
 )
 
 SLOW = 1.5  # how long the slow routes stall; the tests pass timeout=0.5
@@ -28,7 +35,7 @@ BIG = 600_000
 
 class Handler(BaseHTTPRequestHandler):
     timeout = 5  # no connection may hold a server thread for ever
-    server: "Server"
+    server: Server
 
     def log_message(self, *args) -> None:
         pass

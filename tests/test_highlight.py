@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import fake_hash
 
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
 from cachetui.index.highlight import highlight_for
-from conftest import fake_hash
 
 FULL = fake_hash(9, "2feova4")
 

@@ -18,7 +18,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import fake_hash, settle, status
 
 from cachetui.spack_format import quote_if_needed
@@ -187,8 +186,8 @@ def sources(tmp_path: Path) -> list[str]:
 
 
 def hostile_app(tmp_path: Path, sources: list[str]):
-    from cachetui.app import CacheTUI
     from cachetui.service import IndexService
+    from cachetui.tui.app import CacheTUI
 
     return CacheTUI(service=IndexService(sources, cache_dir=tmp_path / "cache"))
 
@@ -230,9 +229,9 @@ def in_view(app, widget) -> str:
 
 
 async def test_every_list_and_the_detail_pane_show_hostile_values_escaped(tmp_path: Path, sources: list[str]) -> None:
-    from cachetui.widgets.facet_sidebar import FacetSidebar
-    from cachetui.widgets.package_list import PackageList
-    from cachetui.widgets.spec_list import SpecList
+    from cachetui.tui.widgets.facet_sidebar import FacetSidebar
+    from cachetui.tui.widgets.package_list import PackageList
+    from cachetui.tui.widgets.spec_list import SpecList
 
     app = hostile_app(tmp_path, sources)
     async with app.run_test(size=SIZE) as pilot:
@@ -282,7 +281,7 @@ async def test_every_list_and_the_detail_pane_show_hostile_values_escaped(tmp_pa
 
 
 async def test_a_hostile_facet_value_toggles_and_its_markup_does_not_click(tmp_path: Path, sources: list[str]) -> None:
-    from cachetui.widgets.facet_sidebar import FacetSidebar
+    from cachetui.tui.widgets.facet_sidebar import FacetSidebar
 
     app = hostile_app(tmp_path, sources)
     async with app.run_test(size=SIZE) as pilot:
@@ -334,7 +333,7 @@ async def highlight_dependency(pilot, dependencies, name: str) -> None:
 
 async def go_to(app, pilot, digest: str) -> None:
     """Highlight the spec with this hash (its first tag) and enter the detail pane."""
-    from cachetui.widgets.spec_detail import SpecDetail
+    from cachetui.tui.widgets.spec_detail import SpecDetail
 
     app.screen.jump_to(app.service.index.lookup_hash(digest)[0])
     await settle(app, pilot)
@@ -343,8 +342,8 @@ async def go_to(app, pilot, digest: str) -> None:
 
 
 async def test_markup_in_the_lists_and_the_detail_pane_does_not_click(tmp_path: Path, sources: list[str]) -> None:
-    from cachetui.widgets.package_list import PackageList
-    from cachetui.widgets.spec_list import SpecList
+    from cachetui.tui.widgets.package_list import PackageList
+    from cachetui.tui.widgets.spec_list import SpecList
 
     app = hostile_app(tmp_path, sources)
     async with app.run_test(size=SIZE) as pilot:
@@ -366,8 +365,8 @@ async def test_markup_in_the_lists_and_the_detail_pane_does_not_click(tmp_path: 
 
 
 async def test_dependencies_used_by_and_their_notices_show_hostile_names_escaped(tmp_path: Path, sources: list[str]) -> None:
-    from cachetui.widgets.dependency_list import DependencyList
-    from cachetui.widgets.spec_detail import SpecDetail
+    from cachetui.tui.widgets.dependency_list import DependencyList
+    from cachetui.tui.widgets.spec_detail import SpecDetail
 
     app = hostile_app(tmp_path, sources)
     async with app.run_test(size=(160, 90), notifications=True) as pilot:
@@ -419,7 +418,7 @@ async def test_dependencies_used_by_and_their_notices_show_hostile_names_escaped
 async def test_hash_lookup_candidates_and_a_pasted_hostile_log_line(tmp_path: Path, sources: list[str]) -> None:
     from textual import events
 
-    from cachetui.screens.hash_lookup import HashLookupScreen
+    from cachetui.tui.screens.hash_lookup import HashLookupScreen
 
     app = hostile_app(tmp_path, sources)
     async with app.run_test(size=SIZE) as pilot:
@@ -492,7 +491,7 @@ async def test_the_search_box_echoes_hostile_text_escaped(tmp_path: Path, source
 
 
 async def test_load_problems_screen_and_notice_show_hostile_text_escaped(tmp_path: Path, sources: list[str]) -> None:
-    from cachetui.screens.problems import ProblemsScreen
+    from cachetui.tui.screens.problems import ProblemsScreen
 
     app = hostile_app(tmp_path, sources)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -518,7 +517,7 @@ async def test_load_problems_screen_and_notice_show_hostile_text_escaped(tmp_pat
 
 
 async def test_the_help_screen_over_hostile_data(tmp_path: Path, sources: list[str]) -> None:
-    from cachetui.screens.help import HelpScreen
+    from cachetui.tui.screens.help import HelpScreen
 
     app = hostile_app(tmp_path, sources)
     async with app.run_test(size=SIZE) as pilot:

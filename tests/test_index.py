@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import fake_hash
 
 from cachetui.index.evaluate import evaluate
 from cachetui.index.filter import Filter
@@ -12,7 +13,6 @@ from cachetui.index.fuzzy import NameRanker
 from cachetui.index.hashes import HashPrefixError
 from cachetui.index.store import Index
 from cachetui.service import IndexService
-from conftest import fake_hash
 
 
 def load(*sources: str) -> Index:
@@ -218,6 +218,7 @@ def test_rows_are_in_display_order_and_every_hash_is_found(tmp_path: Path) -> No
     import random
 
     from conftest import record, write_summary
+
     from cachetui.index.versions import version_key
 
     rng = random.Random(7)
@@ -246,7 +247,7 @@ class _Newest:
     def __init__(self, key) -> None:
         self.key = key
 
-    def __lt__(self, other: "_Newest") -> bool:
+    def __lt__(self, other: _Newest) -> bool:
         return other.key < self.key
 
     def __eq__(self, other: object) -> bool:
@@ -258,9 +259,10 @@ def _snapshot(index: Index) -> tuple:
 
 
 def test_loader_processes_build_the_same_index_as_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import record, write_summary
+
     from cachetui import sources
     from cachetui.sources import parallel as parallel_module
-    from conftest import record, write_summary
 
     for p in range(12):
         write_summary(tmp_path / f"p{p:02d}" / "specs.md", f"pkg{p:02d}", [record(fake_hash(p * 100 + i), f"1.{i % 3}", os=("rhel8", "sequoia")[i % 2]) for i in range(p + 1)])
@@ -277,9 +279,10 @@ def test_loader_processes_build_the_same_index_as_one_process(tmp_path: Path, mo
 def test_a_broken_loader_pool_falls_back_to_reading_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from concurrent.futures.process import BrokenProcessPool
 
+    from conftest import record, write_summary
+
     from cachetui import sources
     from cachetui.sources import parallel as parallel_module
-    from conftest import record, write_summary
 
     for p in range(5):
         write_summary(tmp_path / f"p{p}" / "specs.md", f"pkg{p}", [record(fake_hash(p))])

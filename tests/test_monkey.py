@@ -16,20 +16,19 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-import pytest
+from conftest import CORPUS_PACKAGES, CORPUS_SPECS, settle, status
 from textual import events
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.widgets import Input
 
-from cachetui.app import CacheTUI
-from cachetui.screens.hash_lookup import HashLookupScreen
-from cachetui.screens.main import MainScreen
 from cachetui.service import IndexService
-from cachetui.widgets.candidate_list import CandidateList
-from cachetui.widgets.facet_sidebar import FacetSidebar
-from cachetui.widgets.package_list import PackageList
-from cachetui.widgets.spec_list import SpecList
-from conftest import CORPUS_PACKAGES, CORPUS_SPECS, settle, status
+from cachetui.tui.app import CacheTUI
+from cachetui.tui.screens.hash_lookup import HashLookupScreen
+from cachetui.tui.screens.main import MainScreen
+from cachetui.tui.widgets.candidate_list import CandidateList
+from cachetui.tui.widgets.facet_sidebar import FacetSidebar
+from cachetui.tui.widgets.package_list import PackageList
+from cachetui.tui.widgets.spec_list import SpecList
 
 SPECS, PACKAGES = CORPUS_SPECS, CORPUS_PACKAGES
 SEED = 6

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import fake_hash
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
@@ -48,7 +49,6 @@ from cachetui.sources.mirror import index_blob_of
 from cachetui.sources.resolve import resolve
 from cachetui.sources.specfile import read_spec_file
 from cachetui.sources.summary import UNTAGGED, NotASummary, OlderPage, SummaryFile, read_summary
-from conftest import fake_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "buildcache"

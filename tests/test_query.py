@@ -14,7 +14,6 @@ from cachetui.index.query import QueryError, Variant, VersionRange, parse_query
 from cachetui.model import Spec
 from cachetui.service import IndexService
 
-
 # -- the parser -------------------------------------------------------------------------
 
 

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLE_FILES, SHARED_SEEDS, fake_hash, record, write_summary
 
-from cachetui.model import normalise_compiler
 from cachetui import sources
-from cachetui.model import LoadProblem, Spec
+from cachetui.model import LoadProblem, Spec, normalise_compiler
 from cachetui.service import IndexService
 from cachetui.sources import discover, read_file
-from conftest import SAMPLE_FILES, SHARED_SEEDS, fake_hash, record, write_summary
+
 
 def load(*paths) -> tuple[list[Spec], list[LoadProblem]]:
     """Specs as the index shows them (normalised), and every load problem."""

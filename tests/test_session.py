@@ -13,16 +13,25 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import (
+    SAMPLE,
+    contrast,
+    fake_hash,
+    in_256_colours,
+    record,
+    settle,
+    status,
+    write_summary,
+)
 
-from cachetui.app import HELP_OWNERS, CacheTUI
 from cachetui.config import Config, load_config
-from cachetui.keys import key_entries
-from cachetui.screens.help import HelpScreen
-from cachetui.widgets.facet_sidebar import FacetSidebar
-from cachetui.widgets.package_list import PackageList
-from cachetui.widgets.spec_detail import SpecDetail
-from cachetui.widgets.spec_list import SpecList
-from conftest import SAMPLE, contrast, fake_hash, in_256_colours, record, settle, status, write_summary
+from cachetui.tui.app import HELP_OWNERS, CacheTUI
+from cachetui.tui.keys import key_entries
+from cachetui.tui.screens.help import HelpScreen
+from cachetui.tui.widgets.facet_sidebar import FacetSidebar
+from cachetui.tui.widgets.package_list import PackageList
+from cachetui.tui.widgets.spec_detail import SpecDetail
+from cachetui.tui.widgets.spec_list import SpecList
 
 NARROW, WIDE = (80, 24), (120, 40)
 
@@ -325,7 +334,7 @@ async def test_in_the_search_box_y_is_typed_and_escape_leaves_it() -> None:
 
 async def test_v_shows_the_full_record_in_the_pager(monkeypatch) -> None:
     ran: list[tuple[str, str]] = []
-    monkeypatch.setattr("cachetui.screens.main_actions.run_pager", lambda command, text: ran.append((command, text)))
+    monkeypatch.setattr("cachetui.tui.screens.main_actions.run_pager", lambda command, text: ran.append((command, text)))
     app = CacheTUI(config=Config(pager="my-pager --json"))
     monkeypatch.setattr(app, "suspend", contextlib.nullcontext)  # a headless driver cannot suspend
     async with app.run_test(size=NARROW) as pilot:
@@ -392,7 +401,7 @@ def run_app_command(args: list[str], run_body: str, env: dict | None = None) -> 
         "real_import = builtins.__import__\n"
         "def spy(name, *a, **k):\n"
         "    module = real_import(name, *a, **k)\n"
-        "    if name == 'cachetui.app' and not getattr(module, '_probed', False):\n"
+        "    if name == 'cachetui.tui.app' and not getattr(module, '_probed', False):\n"
         "        module._probed = True\n"
         "        def run(self, mouse=True, **kw):\n"
         f"{body}\n"

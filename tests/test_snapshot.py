@@ -9,12 +9,12 @@ import zlib
 from pathlib import Path
 
 import pytest
+from conftest import fake_hash, raw_front_matter, record, write_summary
 
 from cachetui.index import snapshot
+from cachetui.index.store import Index
 from cachetui.service import IndexService
 from cachetui.sources import discover_stamped
-from cachetui.index.store import Index
-from conftest import fake_hash, raw_front_matter, record, write_summary
 
 
 def tree(root: Path) -> Path:

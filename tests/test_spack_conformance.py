@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -33,7 +33,7 @@ MIRRORS = ["v3-rich", "v2-unsigned", "v2-signed", "v2-unsigned-2025-05", "v2-db7
 MOCK_REPOSITORY = {"^mpi"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def index_of(mirror: str):
     return IndexService([str(REAL / "sources" / mirror)], use_cache=False).load().index
 

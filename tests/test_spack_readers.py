@@ -183,9 +183,9 @@ def test_a_compiler_no_record_holds_is_named_by_its_edge(tmp_path: Path) -> None
 async def test_the_app_shows_installed_specs_apart_with_a_facet() -> None:
     from conftest import settle, status
 
-    from cachetui.app import CacheTUI
-    from cachetui.widgets.facet_sidebar import FacetSidebar
-    from cachetui.widgets.spec_list import SpecList
+    from cachetui.tui.app import CacheTUI
+    from cachetui.tui.widgets.facet_sidebar import FacetSidebar
+    from cachetui.tui.widgets.spec_list import SpecList
 
     app = CacheTUI([str(SOURCES / "install-db"), str(SOURCES / "v2-unsigned")])
     async with app.run_test(size=(120, 40)) as pilot:
@@ -208,8 +208,8 @@ async def test_the_app_shows_installed_specs_apart_with_a_facet() -> None:
 async def test_the_kind_facet_stays_out_of_the_way_when_all_are_binaries() -> None:
     from conftest import settle
 
-    from cachetui.app import CacheTUI
-    from cachetui.widgets.facet_sidebar import FacetSidebar
+    from cachetui.tui.app import CacheTUI
+    from cachetui.tui.widgets.facet_sidebar import FacetSidebar
 
     app = CacheTUI([str(SOURCES / "v2-unsigned")])
     async with app.run_test(size=(120, 40)) as pilot:

@@ -9,13 +9,22 @@ import random
 from collections import Counter
 
 import pytest
+from conftest import SAMPLE, contrast, in_256_colours
 from rich.cells import cell_len
 from textual.app import App
 
-from conftest import SAMPLE, contrast, in_256_colours
 from cachetui.index.stats import CHART_FACETS, Summary, summarize
 from cachetui.service import IndexService
-from cachetui.widgets.stats_view import SHADES, StatsView, bar, bar_chart, compact, fit_middle, matrix_chart, shade
+from cachetui.tui.widgets.stats_view import (
+    SHADES,
+    StatsView,
+    bar,
+    bar_chart,
+    compact,
+    fit_middle,
+    matrix_chart,
+    shade,
+)
 
 FIELD = {"stack": "stacks", "os": "os", "target": "target", "compiler": "compiler"}
 
@@ -361,9 +370,10 @@ async def test_the_view_scrolls_with_the_lists_keys(index) -> None:
 async def test_s_shows_the_stats_of_the_filtered_specs_and_follows_the_filters() -> None:
     """In the app at 80x24: `s` puts the stats in place of the lists; a filter toggled in the
     sidebar (f, space) changes them; `s` again brings the lists back."""
-    from cachetui.app import CacheTUI
-    from cachetui.widgets.facet_sidebar import FacetSidebar
     from conftest import settle
+
+    from cachetui.tui.app import CacheTUI
+    from cachetui.tui.widgets.facet_sidebar import FacetSidebar
 
     def shown(app) -> str:
         return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
@@ -405,8 +415,9 @@ async def test_matrix_shades_scale_to_the_stacks_that_do_not_hold_every_spec(ind
 
 
 async def test_slash_with_the_stats_shown_brings_the_search_box_back() -> None:
-    from cachetui.app import CacheTUI
     from conftest import settle
+
+    from cachetui.tui.app import CacheTUI
 
     app = CacheTUI()
     async with app.run_test(size=(80, 24)) as pilot:

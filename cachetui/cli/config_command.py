@@ -23,7 +23,7 @@ from cachetui.textsafe import visible
 def config_command(options: argparse.Namespace) -> int:
     """Every setting with its value and where it came from; the config file's problems,
     checked as the app checks them (binding ids, keys that clash, theme names)."""
-    from cachetui.app import check_config  # the app's binding ids and themes: imports Textual
+    from cachetui.tui.app import check_config  # the app's binding ids and themes: imports Textual
 
     config = load_config(options.config)
     check_config(config)

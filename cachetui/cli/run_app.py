@@ -46,7 +46,9 @@ def run_app(options: argparse.Namespace) -> int:
     # frame tick, so at the default 60 frames/s it waited up to 17 ms for the next one.
     # Read by Textual at import; a user's own TEXTUAL_FPS wins.
     os.environ.setdefault("TEXTUAL_FPS", "120")
-    from cachetui.app import CacheTUI  # Textual is imported only here, after the colours are set
+    from cachetui.tui.app import (
+        CacheTUI,  # Textual is imported only here, after the colours are set
+    )
 
     app = CacheTUI(service=service_for(options, config), config=config)
     app.run(mouse=config.mouse)

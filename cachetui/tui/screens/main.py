@@ -24,7 +24,11 @@ from textual.widgets import Footer, Input, Static
 from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
 from cachetui.index.query import QueryError
-from cachetui.messages import (
+from cachetui.output import why_no_spec
+from cachetui.service import IndexService
+from cachetui.service.reveal import reveal
+from cachetui.textsafe import visible
+from cachetui.tui.messages import (
     CompareTags,
     GoToPackage,
     LookUpHash,
@@ -33,24 +37,20 @@ from cachetui.messages import (
     SwitchTag,
     ToggleFilter,
 )
-from cachetui.output import why_no_spec
-from cachetui.screens.hash_lookup import HashLookupScreen
-from cachetui.screens.main_actions import SpecActions, TagActions
-from cachetui.screens.main_keys import MAIN_BINDINGS
-from cachetui.screens.main_loading import Loading
-from cachetui.screens.main_search import SearchBox, parsed, set_border_title
-from cachetui.screens.problems import ProblemsScreen
-from cachetui.service import IndexService
-from cachetui.service.reveal import reveal
-from cachetui.textsafe import visible
-from cachetui.widgets.dependency_list import DependencyList
-from cachetui.widgets.facet_sidebar import FacetSidebar
-from cachetui.widgets.line_list import LineList
-from cachetui.widgets.package_list import PackageList
-from cachetui.widgets.safe_input import SafeInput
-from cachetui.widgets.spec_detail import SpecDetail
-from cachetui.widgets.spec_list import SpecList
-from cachetui.widgets.stats_view import StatsView
+from cachetui.tui.screens.hash_lookup import HashLookupScreen
+from cachetui.tui.screens.main_actions import SpecActions, TagActions
+from cachetui.tui.screens.main_keys import MAIN_BINDINGS
+from cachetui.tui.screens.main_loading import Loading
+from cachetui.tui.screens.main_search import SearchBox, parsed, set_border_title
+from cachetui.tui.screens.problems import ProblemsScreen
+from cachetui.tui.widgets.dependency_list import DependencyList
+from cachetui.tui.widgets.facet_sidebar import FacetSidebar
+from cachetui.tui.widgets.line_list import LineList
+from cachetui.tui.widgets.package_list import PackageList
+from cachetui.tui.widgets.safe_input import SafeInput
+from cachetui.tui.widgets.spec_detail import SpecDetail
+from cachetui.tui.widgets.spec_list import SpecList
+from cachetui.tui.widgets.stats_view import StatsView
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     pass

@@ -21,8 +21,8 @@ from cachetui.model import BINARY_KIND, INSTALLED_KIND, split_flags
 from cachetui.output import size_text
 from cachetui.spack_format import compiler_texts, ordered_variants
 from cachetui.textsafe import visible
-from cachetui.widgets.dependency_list import DependencyList
-from cachetui.widgets.immediate_scroll import ImmediateScroll
+from cachetui.tui.widgets.dependency_list import DependencyList
+from cachetui.tui.widgets.immediate_scroll import ImmediateScroll
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index

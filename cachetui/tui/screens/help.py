@@ -12,9 +12,9 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cachetui.keys import KeyEntry
-from cachetui.screens.once import DismissOnce
-from cachetui.widgets.immediate_scroll import ImmediateScroll
+from cachetui.tui.keys import KeyEntry
+from cachetui.tui.screens.once import DismissOnce
+from cachetui.tui.widgets.immediate_scroll import ImmediateScroll
 
 
 def _group_table(group: str, entries: list[KeyEntry], id_width: int, header: bool) -> Table:

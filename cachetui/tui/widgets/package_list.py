@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from cachetui.index.filter import Result
 from cachetui.index.highlight import NO_HIGHLIGHT, Highlight
-from cachetui.widgets.line_list import LineList, Piece, fit, marked
+from cachetui.tui.widgets.line_list import LineList, Piece, fit, marked
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index

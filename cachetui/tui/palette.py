@@ -23,14 +23,14 @@ from textual.message import Message
 from textual.screen import Screen
 
 from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
-from cachetui.messages import CompareTags, GoToPackage, LookUpHash, SwitchTag, ToggleFilter
 from cachetui.model import FACETS
 from cachetui.textsafe import visible
+from cachetui.tui.messages import CompareTags, GoToPackage, LookUpHash, SwitchTag, ToggleFilter
 
 if TYPE_CHECKING:
     from cachetui.index.filter import Filter, Result
-    from cachetui.keys import KeyEntry
     from cachetui.service import IndexService
+    from cachetui.tui.keys import KeyEntry
 
 # Bindings that make no sense as commands: moving focus, leaving the box, the palette itself.
 _NOT_COMMANDS = {"focus-next", "focus-previous", "leave-search", "quit-anywhere", "command-palette"}

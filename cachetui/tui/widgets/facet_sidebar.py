@@ -12,7 +12,7 @@ from textual.message import Message
 
 from cachetui.index.filter import Result
 from cachetui.model import BINARY_KIND, FACETS
-from cachetui.widgets.line_list import LineList, Piece, fit
+from cachetui.tui.widgets.line_list import LineList, Piece, fit
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index

@@ -13,8 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, RadioButton, RadioSet
 
 from cachetui.output import EXPORT_FORMATS
-from cachetui.screens.once import DismissOnce
-from cachetui.widgets.safe_input import SafeInput
+from cachetui.tui.screens.once import DismissOnce
+from cachetui.tui.widgets.safe_input import SafeInput
 
 EXTENSIONS = {"csv": ".csv", "json": ".json", "specs": ".txt"}
 

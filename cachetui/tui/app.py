@@ -12,8 +12,6 @@ from textual.binding import Binding
 from textual.filter import LineFilter, Monochrome, NoColor
 from textual.theme import BUILTIN_THEMES, Theme
 
-from cachetui.clipboard import clipboard_sequences
-from cachetui.commands import CacheCommands
 from cachetui.config import (
     DEFAULT_THEME,
     ORIGIN_DEFAULT,
@@ -22,21 +20,23 @@ from cachetui.config import (
     check_keymap,
     remember_theme,
 )
-from cachetui.keys import KeyEntry, binding_ids, key_entries, keymap_clashes
-from cachetui.messages import Loaded
 from cachetui.resources import stylesheet
-from cachetui.screens.diff import DiffScreen
-from cachetui.screens.export import ExportScreen
-from cachetui.screens.hash_lookup import HashLookupScreen
-from cachetui.screens.help import HelpScreen
-from cachetui.screens.main import MainScreen
-from cachetui.screens.palette import Palette
-from cachetui.screens.problems import ProblemsScreen
 from cachetui.service import IndexService
 from cachetui.textsafe import visible
-from cachetui.widgets.facet_sidebar import FacetSidebar
-from cachetui.widgets.line_list import LineList
-from cachetui.widgets.spec_detail import SpecDetail
+from cachetui.tui.clipboard import clipboard_sequences
+from cachetui.tui.keys import KeyEntry, binding_ids, key_entries, keymap_clashes
+from cachetui.tui.messages import Loaded
+from cachetui.tui.palette import CacheCommands
+from cachetui.tui.screens.diff import DiffScreen
+from cachetui.tui.screens.export import ExportScreen
+from cachetui.tui.screens.hash_lookup import HashLookupScreen
+from cachetui.tui.screens.help import HelpScreen
+from cachetui.tui.screens.main import MainScreen
+from cachetui.tui.screens.palette import Palette
+from cachetui.tui.screens.problems import ProblemsScreen
+from cachetui.tui.widgets.facet_sidebar import FacetSidebar
+from cachetui.tui.widgets.line_list import LineList
+from cachetui.tui.widgets.spec_detail import SpecDetail
 
 
 class CacheTUI(App):

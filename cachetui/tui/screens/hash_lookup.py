@@ -16,11 +16,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
-from cachetui.screens.once import DismissOnce
 from cachetui.textsafe import visible
-from cachetui.widgets.candidate_list import CandidateList
-from cachetui.widgets.line_list import LineList
-from cachetui.widgets.safe_input import SafeInput
+from cachetui.tui.screens.once import DismissOnce
+from cachetui.tui.widgets.candidate_list import CandidateList
+from cachetui.tui.widgets.line_list import LineList
+from cachetui.tui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index

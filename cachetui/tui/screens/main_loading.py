@@ -9,11 +9,11 @@ from textual import work
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from cachetui.messages import DownloadAdvanced, LoadAdvanced, Loaded, LoadFailed
 from cachetui.output import download_text
 from cachetui.textsafe import visible
-from cachetui.widgets.facet_sidebar import FacetSidebar
-from cachetui.widgets.spec_detail import SpecDetail
+from cachetui.tui.messages import DownloadAdvanced, LoadAdvanced, Loaded, LoadFailed
+from cachetui.tui.widgets.facet_sidebar import FacetSidebar
+from cachetui.tui.widgets.spec_detail import SpecDetail
 
 if TYPE_CHECKING:
     from cachetui.index.filter import Filter, Result

@@ -13,7 +13,7 @@ from cachetui.config import Config
 from cachetui.output import json_text, spec_record
 from cachetui.pager import DEFAULT_PAGER, run_pager
 from cachetui.textsafe import visible
-from cachetui.widgets.spec_detail import SpecDetail
+from cachetui.tui.widgets.spec_detail import SpecDetail
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,7 +42,7 @@ class SpecActions(Screen):
         def _update_status(self) -> None: ...
 
     def action_export(self) -> None:
-        from cachetui.screens.export import ExportScreen
+        from cachetui.tui.screens.export import ExportScreen
 
         index, result = self.service.index, self.result
         if index is None or result is None:
@@ -150,8 +150,8 @@ class TagActions(Screen):
         _compare_wanted: tuple[str, str] | None
 
     def action_compare(self) -> None:
-        from cachetui.commands import CompareCommands
-        from cachetui.screens.palette import Palette
+        from cachetui.tui.palette import CompareCommands
+        from cachetui.tui.screens.palette import Palette
 
         index = self.service.index
         if index is None or len(index.facet_values.get("tag", [])) < 2:
@@ -199,7 +199,7 @@ class TagActions(Screen):
             )
 
     def _show_diff(self, changes: TagDiff) -> None:
-        from cachetui.screens.diff import DiffScreen
+        from cachetui.tui.screens.diff import DiffScreen
 
         self._compare_wanted = None
 
@@ -210,8 +210,8 @@ class TagActions(Screen):
         self.app.push_screen(DiffScreen(changes), chosen)
 
     def action_switch_tag(self) -> None:
-        from cachetui.commands import TagCommands
-        from cachetui.screens.palette import Palette
+        from cachetui.tui.palette import TagCommands
+        from cachetui.tui.screens.palette import Palette
 
         index = self.service.index
         tags = index.facet_values.get("tag", []) if index is not None else []

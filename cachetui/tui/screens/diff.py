@@ -13,10 +13,10 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from cachetui.screens.once import DismissOnce
 from cachetui.spack_format import short_spec
 from cachetui.textsafe import visible
-from cachetui.widgets.line_list import LineList, Piece, fit
+from cachetui.tui.screens.once import DismissOnce
+from cachetui.tui.widgets.line_list import LineList, Piece, fit
 
 if TYPE_CHECKING:
     from cachetui.index.diff import TagDiff

@@ -22,8 +22,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from cachetui.textsafe import visible
-from cachetui.widgets.immediate_scroll import ImmediateScroll
-from cachetui.widgets.line_list import fit
+from cachetui.tui.widgets.immediate_scroll import ImmediateScroll
+from cachetui.tui.widgets.line_list import fit
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.stats import Summary

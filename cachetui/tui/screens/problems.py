@@ -10,9 +10,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from cachetui.model import LoadProblem
-from cachetui.screens.once import DismissOnce
 from cachetui.textsafe import visible
-from cachetui.widgets.line_list import LineList, Piece, fit
+from cachetui.tui.screens.once import DismissOnce
+from cachetui.tui.widgets.line_list import LineList, Piece, fit
 
 
 class ProblemList(LineList):

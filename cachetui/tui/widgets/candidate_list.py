@@ -13,7 +13,7 @@ from rich.cells import cell_len
 
 from cachetui.spack_format import short_spec
 from cachetui.textsafe import visible
-from cachetui.widgets.line_list import LineList, Piece, fit, marked
+from cachetui.tui.widgets.line_list import LineList, Piece, fit, marked
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.index.store import Index
