@@ -1,0 +1,29 @@
+"""Describing the settings for `cachetui config`: each value and where it came from."""
+
+from __future__ import annotations
+
+from cachetui.config.settings import DEFAULT_THEME, Config
+from cachetui.config.toml_text import as_toml, toml_key
+from cachetui.pager import DEFAULT_PAGER
+from cachetui.textsafe import visible
+
+
+def describe(config: Config) -> list[tuple[str, str, str]]:
+    """(key, value as TOML, origin) for every setting, for `cachetui config`."""
+    # Unset values are shown as what the app then uses.
+    sources_origin = (
+        config.origin("sources") if config.sources else "default (the bundled sample data)"
+    )
+    rows = [
+        ("sources", as_toml(config.sources), sources_origin),
+        ("theme", as_toml(config.theme or DEFAULT_THEME), config.origin("theme")),
+        ("color", as_toml(config.color), config.origin("color")),
+        ("mouse", as_toml(config.mouse), config.origin("mouse")),
+        ("pager", as_toml(config.pager or DEFAULT_PAGER), config.origin("pager")),
+    ]
+    rows += [
+        ("keymap." + toml_key(bid), as_toml(keys), config.origin("keymap." + bid))
+        for bid, keys in config.keymap.items()
+    ]
+    # Paths, ids and values are the user's text: made safe here so no caller can forget.
+    return [(visible(key), visible(value), visible(origin)) for key, value, origin in rows]

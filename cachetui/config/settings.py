@@ -1,0 +1,42 @@
+"""What the settings are: their names, the values they may take, and where each came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+COLORS = ("auto", "256", "truecolor", "none")
+KEYS = ("sources", "theme", "color", "mouse", "pager", "keymap")
+
+ORIGIN_DEFAULT = "default"
+DEFAULT_THEME = "textual-dark"  # legible in 256 colours (tests/test_session.py)
+ORIGIN_COMMAND_LINE = "command line"
+ORIGIN_PAGER_ENV = "$PAGER"
+
+
+@dataclass
+class ConfigProblem:
+    """A value in the config file that was ignored, and why. Never fatal."""
+
+    source: str  # the config file
+    message: str  # names the key and what is wrong with it; already safe to print
+    severity: str = "warning"  # always: the app starts with the default instead
+
+
+@dataclass
+class Config:
+    sources: list[str] = field(default_factory=list)
+    theme: str | None = None
+    color: str = "auto"
+    mouse: bool = True
+    pager: str | None = None
+    keymap: dict[str, str] = field(default_factory=dict)
+    # key -> where its value came from: "default", the config file's path, "command line",
+    # "$PAGER" or "remembered (<state path>)". Keymap entries are under "keymap.<id>".
+    origins: dict[str, str] = field(default_factory=dict)
+    problems: list[ConfigProblem] = field(default_factory=list)
+    path: Path | None = None  # the config file read (or that would have been read)
+    state_path: Path | None = None  # where the picked theme is remembered; None: it is not
+
+    def origin(self, key: str) -> str:
+        return self.origins.get(key, ORIGIN_DEFAULT)
