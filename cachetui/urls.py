@@ -18,7 +18,7 @@ def has_scheme(text: str) -> bool:
     scheme, sep, _ = text.partition("://")
     return (
         bool(sep)
-        and bool(scheme)
-        and scheme[0].isalpha()
+        and scheme.isascii()
+        and scheme[:1].isalpha()
         and all(c.isalnum() or c in "+.-" for c in scheme)
     )
