@@ -10,144 +10,35 @@ says which characters are wrong and why.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
-from cachetui.index.versions import version_key
-from cachetui.spack_format import unquoted
+from cachetui.index.query_terms import (
+    QueryError,
+    Variant,
+    VersionList,
+    VersionRange,
+    parse_versions,
+    variant_values,
+)
+from cachetui.index.query_tokens import FIELD_KEYS, TOKEN, add_key_value, sigil_virtuals
 
-
-class QueryError(ValueError):
-    """What is wrong with a query, and where: `start`:`end` index the typed text."""
-
-    def __init__(self, message: str, start: int, end: int) -> None:
-        super().__init__(message)
-        self.message, self.start, self.end = message, start, max(end, start + 1)
-
-    def pointer(self, text: str) -> str:
-        """The query with a caret line under the offending characters (for the CLI)."""
-        return (
-            f"{text}\n{' ' * self.start}"
-            f"{'^' * (min(self.end, max(len(text), self.start + 1)) - self.start)}"
-        )
-
-
-# -- versions ---------------------------------------------------------------------------
-
-
-def _parts(version: str) -> tuple:
-    return version_key(version)[1]
-
-
-@dataclass(frozen=True)
-class VersionRange:
-    """`v` (v and every v.x), `=v` (exactly v), `lo:hi`, `lo:`, `:hi`, `:` (anything)."""
-
-    low: str | None = None
-    high: str | None = None
-    exact: bool = False
-
-    def contains(self, version: str) -> bool:
-        if self.exact:
-            return version == self.low
-        key = version_key(version)
-        if self.low is not None and key < version_key(self.low):
-            return False
-        if self.high is not None:
-            high = version_key(self.high)
-            # Spack's upper bounds are inclusive of the whole series: `:2.4` holds 2.4.1.
-            if key > high and not _parts(version)[: len(high[1])] == high[1]:
-                return False
-        return True
-
-
-@dataclass(frozen=True)
-class VersionList:
-    """Any of the listed ranges: `@1.2,2.0:2.4`."""
-
-    ranges: tuple[VersionRange, ...]
-
-    def contains(self, version: str) -> bool:
-        return any(r.contains(version) for r in self.ranges)
-
-
-_VERSION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-+]*")
-
-
-def parse_versions(text: str, start: int) -> VersionList:
-    """`text` is what follows an `@`; `start` is where it begins in the query (for errors)."""
-    if not text:
-        raise QueryError("a version is missing after @", start - 1, start)
-    ranges = []
-    offset = start
-    for item in text.split(","):
-        ranges.append(_version_range(item, offset))
-        offset += len(item) + 1
-    return VersionList(tuple(ranges))
-
-
-def _version_range(item: str, start: int) -> VersionRange:
-    if not item:
-        raise QueryError("an empty version in the list", start, start + 1)
-    if item.startswith("="):
-        if not _VERSION.fullmatch(item[1:]):
-            raise QueryError(f"{item[1:] or 'nothing'} is not a version", start, start + len(item))
-        return VersionRange(item[1:], item[1:], exact=True)
-    if ":" in item:
-        low, _, high = item.partition(":")
-        if ":" in high:
-            raise QueryError("a range has one ':'", start, start + len(item))
-        for part, at in ((low, start), (high, start + len(low) + 1)):
-            if part and not _VERSION.fullmatch(part):
-                raise QueryError(f"{part} is not a version", at, at + len(part))
-        if (
-            low
-            and high
-            and version_key(low) > version_key(high)
-            and _parts(low)[: len(_parts(high))] != _parts(high)
-        ):
-            raise QueryError(
-                f"the range {item} is empty: {low} comes after {high}", start, start + len(item)
-            )
-        return VersionRange(low or None, high or None)
-    if not _VERSION.fullmatch(item):
-        raise QueryError(f"{item} is not a version", start, start + len(item))
-    return VersionRange(item, item)
-
-
-# -- the query --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Variant:
-    """`+name` / `~name` (value "true" / "false"), `name=a,b` (each of a, b among its values),
-    or `name:=a,b` (exactly those values: Spack's exact match of a multi-valued variant)."""
-
-    name: str
-    values: frozenset[str]
-    exact: bool = False
-
-    def matches(self, variants: dict[str, frozenset[str]]) -> bool:
-        """`variants` as variant_values gives them."""
-        held = variants.get(self.name)
-        return held is not None and self.held_by(held)
-
-    def held_by(self, values: frozenset[str]) -> bool:
-        """Whether a spec whose variant has `values` satisfies this one."""
-        return values == self.values if self.exact else self.values <= values
-
-
-def variant_values(variants: tuple[str, ...]) -> dict[str, frozenset[str]]:
-    """A spec's variants as name -> values: `+mpi` is mpi=true, `cuda_arch=70,80` two values."""
-    out: dict[str, frozenset[str]] = {}
-    for variant in variants:
-        if variant[:1] in ("+", "~"):
-            out[variant[1:]] = frozenset({"true" if variant[0] == "+" else "false"})
-        elif "=" in variant:
-            name, _, value = variant.partition("=")
-            out[name.rstrip(":")] = frozenset(unquoted(value).split(","))
-    return out
+# The terms and the tokens have modules of their own (query_terms.py, query_tokens.py); the
+# rest of the app and the tests import them from here, with the Query they make up.
+__all__ = [
+    "FIELD_KEYS",
+    "LEGACY_COMPILER_NAMES",
+    "Dependency",
+    "NodeConstraint",
+    "Query",
+    "QueryError",
+    "Variant",
+    "VersionList",
+    "VersionRange",
+    "parse_query",
+    "parse_versions",
+    "variant_values",
+]
 
 
 @dataclass(frozen=True)
@@ -280,37 +171,6 @@ def _walk(dependencies: tuple[Dependency, ...]):
         yield from _walk(dependency.dependencies)
 
 
-FIELD_KEYS = {
-    "platform": "platform",
-    "os": "os",
-    "operating_system": "os",
-    "target": "target",
-    "stack": "stack",
-    "tag": "tag",
-    "kind": "kind",
-}
-# Properties of a binary's listing, not of a node: they bind to the root wherever they stand.
-_LISTING_FIELDS = frozenset({"stack", "tag", "kind"})
-_ARCH_KEYS = ("arch", "architecture")
-_NAME = r"[A-Za-z0-9_*][A-Za-z0-9_\-.*]*"
-_TOKEN = re.compile(
-    r"""
-    (?P<space>\s+)
-  | (?P<hash>/+[A-Za-z0-9_]*)
-  | (?P<version>@[^\s%^/@~+]*)
-  | (?P<sigil>(?:\^|%%?)\s*(?:\[[^\]]*\]\s*)?
-        (?:[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*\s*=(?!=)\s*)?)
-  | (?P<on>\+\+?[A-Za-z0-9_][A-Za-z0-9_\-.]*)
-  | (?P<off>(?:~~?|--?)[A-Za-z0-9_][A-Za-z0-9_\-.]*)
-  | (?P<keyvalue>[A-Za-z0-9_][A-Za-z0-9_\-]*(?:==|:=|=)(?:"[^"]*"|'[^']*'|[^\s%^@]*))
-  | (?P<name>"""
-    + _NAME
-    + r""")
-    """,
-    re.VERBOSE,
-)
-
-
 class _Node:
     """A node being parsed: the root, or a dependency and where its tokens are."""
 
@@ -344,6 +204,14 @@ class _Node:
             tuple(self.bound),
         )
 
+    def take(self, kind: str | None, start: int, end: int) -> None:
+        """A token at start:end after this dependency's sigil: it names the dependency (its
+        name, or a version right after it), or binds to it."""
+        naming = kind == "name" or (kind == "version" and not self.bound and start == self.end)
+        if not naming and self.name is not None:  # `gcc@9` names it; `+shared` after it binds to it
+            self.bound.append((start, end))
+        self.end = end
+
 
 def parse_query(text: str) -> Query:
     """Parse what the user typed, with Spack 1.x's grammar: `%` starts a direct dependency
@@ -359,7 +227,7 @@ def parse_query(text: str) -> Query:
     after_space = True
     awaiting_name = False  # just after a sigil: the next name is the dependency's
     while position < len(text):
-        match = _TOKEN.match(text, position)
+        match = TOKEN.match(text, position)
         if match is None:
             raise QueryError(f"unexpected {text[position]!r}", position, position + 1)
         kind, token, start, end = match.lastgroup, match.group(), match.start(), match.end()
@@ -369,17 +237,11 @@ def parse_query(text: str) -> Query:
         if kind != "space":
             tokens.append(token.strip())
         if kind == "sigil":
-            direct = token[0] == "%"
-            node = _Node(direct, _virtuals(token), start)
-            if direct:
-                (last_transitive.children if last_transitive is not None else dependencies).append(
-                    node
-                )
-            else:
-                dependencies.append(node)
-                last_transitive = node
-            current, awaiting_name = node, True
-            position = node.end = end
+            current = _open_dependency(token, start, end, dependencies, last_transitive)
+            if not current.direct:
+                last_transitive = current
+            awaiting_name = True
+            position = end
             after_space = token[-1:].isspace()
             continue
         if kind == "name":
@@ -387,39 +249,15 @@ def parse_query(text: str) -> Query:
                 current.name = token
             else:
                 words.append(token)
-        elif kind == "hash":
-            try:
-                current.hashes.append(normalise_hash_prefix(token))
-            except HashPrefixError as why:
-                raise QueryError(str(why), start, end) from None
-        elif kind == "version":
-            current.versions.append(parse_versions(token[1:], start + 1))
-        elif kind == "on":
-            current.variants.append(Variant(token.lstrip("+"), frozenset({"true"})))
-        elif kind == "off":
-            current.variants.append(Variant(token.lstrip("~-"), frozenset({"false"})))
-        elif kind == "keyvalue":
-            target = _key_value(token, start, current.variants, current.fields)
-            if target == "listing" and current is not root:  # stack= and tag=: the binary's
-                root.fields.append(current.fields.pop())
+        elif kind != "space":
+            _constrain(current, root, kind, token, start, end)
         if kind != "space":
             awaiting_name = False
             if current is not root:
-                naming = kind == "name" or (
-                    kind == "version" and not current.bound and start == current.end
-                )
-                if (
-                    not naming and current.name is not None
-                ):  # `gcc@9` names it; `+shared` after it binds to it
-                    current.bound.append((start, end))
-                current.end = end
+                current.take(kind, start, end)
         after_space = kind == "space"
         position = end
-    for node in dependencies + [child for parent in dependencies for child in parent.children]:
-        if node.name is None and not (node.versions or node.variants or node.fields or node.hashes):
-            raise QueryError(
-                f"a dependency is missing after {text[node.start]}", node.start, node.end
-            )
+    _check_named(text, dependencies)
     return Query(
         text,
         tuple(words),
@@ -432,71 +270,46 @@ def parse_query(text: str) -> Query:
     )
 
 
-def _virtuals(sigil: str) -> tuple[str, ...]:
-    """`%c,cxx=`: the virtuals an edge must provide; `%[virtuals=c]` the same."""
-    body = sigil.lstrip("^%").strip()
-    virtuals: list[str] = []
-    if body.startswith("["):
-        inside, _, body = body[1:].partition("]")
-        for item in inside.split():
-            key, _, value = item.partition("=")
-            if key == "virtuals":
-                virtuals.extend(v for v in value.split(",") if v)
-        body = body.strip()
-    if body.endswith("="):
-        virtuals.extend(v.strip() for v in body[:-1].split(",") if v.strip())
-    return tuple(virtuals)
+def _open_dependency(
+    sigil: str, start: int, end: int, dependencies: list[_Node], last_transitive: _Node | None
+) -> _Node:
+    """The dependency a `%` or `^` sigil starts, put where it belongs: a `%` under the last
+    `^` dependency (the root's when there is none), a `^` among the root's."""
+    direct = sigil[0] == "%"
+    node = _Node(direct, sigil_virtuals(sigil), start)
+    if direct:
+        (last_transitive.children if last_transitive is not None else dependencies).append(node)
+    else:
+        dependencies.append(node)
+    node.end = end
+    return node
 
 
-def _field(name: str, value: str, at: int, fields: list[tuple[str, str]]) -> None:
-    if name == "target" and (":" in value or "," in value):
-        from cachetui.index.targets import TargetRangeError, check_target_range
-
+def _constrain(
+    current: _Node, root: _Node, kind: str | None, token: str, start: int, end: int
+) -> None:
+    """A hash, version, variant or key=value token: a constraint on the node it binds to."""
+    if kind == "hash":
         try:
-            check_target_range(value)
-        except TargetRangeError as error:
-            raise QueryError(str(error), at, at + len(value)) from None
-    fields.append((name, value))
+            current.hashes.append(normalise_hash_prefix(token))
+        except HashPrefixError as why:
+            raise QueryError(str(why), start, end) from None
+    elif kind == "version":
+        current.versions.append(parse_versions(token[1:], start + 1))
+    elif kind == "on":
+        current.variants.append(Variant(token.lstrip("+"), frozenset({"true"})))
+    elif kind == "off":
+        current.variants.append(Variant(token.lstrip("~-"), frozenset({"false"})))
+    elif kind == "keyvalue":
+        target = add_key_value(token, start, current.variants, current.fields)
+        if target == "listing" and current is not root:  # stack= and tag=: the binary's
+            root.fields.append(current.fields.pop())
 
 
-def _key_value(
-    token: str, start: int, variants: list[Variant], fields: list[tuple[str, str]]
-) -> str:
-    """Adds the token's constraint; says which kind it was ("arch", "field", "listing" for
-    stack= and tag=, "variant")."""
-    key, operator, value = re.split(r"(==|:=|=)", token, maxsplit=1)
-    at = start + len(token) - len(value)  # where the value starts in the query
-    if value[:1] in ("'", '"'):
-        if len(value) < 2 or value[-1] != value[0]:
-            raise QueryError(f"the quote {value[0]} is not closed", at, at + len(value))
-        value, at = value[1:-1], at + 1
-    lowered = key.lower()
-    if lowered in _ARCH_KEYS:
-        parts = value.split("-")
-        if len(parts) == 1:  # as Spack reads it: arch=x86_64_v3 names a target
-            parts = ["", "", value]
-        if len(parts) != 3:
+def _check_named(text: str, dependencies: list[_Node]) -> None:
+    """Every dependency has a name or asks something of its node (`^ +shared` does)."""
+    for node in dependencies + [child for parent in dependencies for child in parent.children]:
+        if node.name is None and not (node.versions or node.variants or node.fields or node.hashes):
             raise QueryError(
-                "arch is platform-os-target (parts may be empty) or a target", at, at + len(value)
+                f"a dependency is missing after {text[node.start]}", node.start, node.end
             )
-        offset = at
-        for name, part in zip(("platform", "os", "target"), parts):
-            if part:
-                _field(name, part, offset, fields)
-            offset += len(part) + 1
-        return "arch"
-    if lowered in FIELD_KEYS:
-        if not value:
-            raise QueryError(f"{key}= needs a value", start, start + len(token))
-        _field(FIELD_KEYS[lowered], value, at, fields)
-        return "listing" if FIELD_KEYS[lowered] in _LISTING_FIELDS else "field"
-    if not value:
-        raise QueryError(f"{key}= needs a value", start, start + len(token))
-    values = value.split(",")
-    if "" in values:
-        raise QueryError("an empty value in the list", at, at + len(value))
-    lowered_values = {v.lower() for v in values}
-    if lowered_values <= {"true", "false"} and len(values) == 1:
-        values = [values[0].lower()]  # mpi=True is +mpi
-    variants.append(Variant(key, frozenset(values), exact=operator == ":="))
-    return "variant"

@@ -14,6 +14,7 @@ range; anything else is rebuilt from the sources. The stamps are checked before 
 checksum, so a stale snapshot costs no read of its sections.
 It is written to a temporary file and renamed into place, so concurrent writers cannot
 leave a torn file behind, and a running app keeps reading the file it mapped.
+What the sections are and how they are checked as they are read: snapshot_sections.py.
 """
 
 from __future__ import annotations
@@ -31,11 +32,17 @@ import numpy as np
 
 from cachetui import __version__
 from cachetui.index.graph import GraphParts
-from cachetui.index.store import TEXT_COLUMNS, Index, IndexParts
-from cachetui.index.strings import Ragged, StringTable
-from cachetui.model import FACETS, LoadProblem
+from cachetui.index.snapshot_sections import (
+    graph_header,
+    graph_parts,
+    graph_sections,
+    index_parts,
+    index_sections,
+    is_blob,
+)
+from cachetui.index.store import Index
+from cachetui.model import LoadProblem
 from cachetui.sources import Stamp, stamp_of
-from cachetui.sources.mirror import SPEC_FILE_SUFFIXES
 
 MAGIC = b"CACHETUI-INDEX\n"
 # 2: per-package facet histograms; 3: package ids fixed for mixed-case names; 4: dependency
@@ -46,20 +53,6 @@ MAGIC = b"CACHETUI-INDEX\n"
 FORMAT = 7
 _DIGEST = 4  # CRC-32 of the rest: catches damage and truncation (tampering is caught by validation)
 _ALIGN = 64
-_GRAPH_ARRAYS = (
-    "name_codes",
-    "version_codes",
-    "compiler_codes",
-    "kinds",
-    "compiler_sources",
-    "edge_starts",
-    "edge_to",
-    "edge_types",
-    "edge_virtuals",
-    "reverse_starts",
-    "reverse_edges",
-    "row_nodes",
-)
 
 
 class SnapshotError(Exception):
@@ -72,6 +65,15 @@ class GraphError(Exception):
 
 class NeedsRevalidation(SnapshotError):
     """Built from fetched files: usable only once the fetches say nothing changed."""
+
+
+class NoSnapshotYet(SnapshotError):
+    """No on-disk index for these sources yet: the usual first start, nothing to report."""
+
+
+class SourcesChanged(SnapshotError):
+    """A source was edited, added, removed or renamed since it was written (or its fetches
+    said something new): the usual reason to rebuild, nothing to report."""
 
 
 def snapshot_path(cache_dir: Path, sources: list[str]) -> Path:
@@ -97,31 +99,14 @@ def save(
     The dependency graph goes in a file of its own beside it, read only when something
     asks for dependencies: `stats`, `search` and `lookup` never pay for it."""
     parts = index.parts
-    sections: list[tuple[str, Any]] = [
-        ("starts", parts.starts),
-        ("hash_order", parts.hash_order),
-        ("hashes", parts.hash_blob),
-    ]
-    sections += [(f"codes.{c}", a) for c, a in parts.codes.items()]
-    sections += [(f"histogram.{f}", parts.facet_histograms[f]) for f in FACETS]
-    sections += [(f"bits.{f}.{i}", b) for f in FACETS for i, b in enumerate(parts.facet_bits[f])]
-    sections += _table("packages", StringTable.of(parts.packages)) + _table(
-        "variant_tokens", parts.variant_tokens
-    )
-    sections += [
-        (name, table) for c in TEXT_COLUMNS for name, table in _table(f"table.{c}", parts.values[c])
-    ]
-    sections += _ragged("stacksets", parts.stacksets) + _ragged("variantsets", parts.variantsets)
-    if parts.sizes is not None:
-        sections.append(("sizes", parts.sizes))
+    sections = index_sections(parts)
     graph = index.graph.parts
     token = os.urandom(8).hex() if graph.n_nodes else None  # pairs this file with its graph file
     if token is not None:
         _write(
             _graph_path(path),
-            {"format": FORMAT, "token": token, "rows": index.n_specs, **_graph_header(graph)},
-            [(f"graph.{name}", getattr(graph, name)) for name in _GRAPH_ARRAYS]
-            + [("graph.node_hashes", graph.node_hashes)],
+            {"format": FORMAT, "token": token, "rows": index.n_specs, **graph_header(graph)},
+            graph_sections(graph),
         )
     header = {
         "format": FORMAT,
@@ -139,24 +124,6 @@ def save(
         "graph_token": token,
     }
     _write(path, header, sections)
-
-
-def _table(name: str, table: StringTable) -> list[tuple[str, Any]]:
-    return [(f"{name}.offsets", table.offsets), (f"{name}.blob", table.blob)]
-
-
-def _ragged(name: str, lists: Ragged) -> list[tuple[str, Any]]:
-    return [(f"{name}.offsets", lists.offsets), (f"{name}.values", lists.values)]
-
-
-def _graph_header(graph: GraphParts) -> dict[str, Any]:
-    return {
-        "names": graph.names,
-        "versions": graph.versions,
-        "compilers": graph.compilers,
-        "virtual_sets": graph.virtual_sets,
-        "external_paths": [[n, p] for n, p in graph.external_paths.items()],
-    }
 
 
 def _graph_path(path: Path) -> Path:
@@ -228,7 +195,7 @@ class _Mapped:
                     raise SnapshotError("not a cachetui index (or truncated)")
                 self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except FileNotFoundError:
-            raise SnapshotError("no on-disk index yet") from None
+            raise NoSnapshotYet("no on-disk index yet") from None
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             raise SnapshotError(f"cannot read it: {reason}") from None
@@ -272,7 +239,7 @@ class _Mapped:
                 )
                 if offset < 0 or length < 0 or offset + length > end:
                     raise ValueError(f"{name} lies outside the file")
-                if (entry["dtype"] == "bytes") != _is_blob(name):
+                if (entry["dtype"] == "bytes") != is_blob(name):
                     raise ValueError(f"{name} holds the wrong kind of data")
                 if entry["dtype"] == "bytes":
                     pieces[name] = view[offset : offset + length]
@@ -286,14 +253,6 @@ class _Mapped:
         except (KeyError, TypeError, ValueError) as error:
             raise SnapshotError(f"inconsistent contents ({error})") from None
         return pieces
-
-
-def _is_blob(name: str) -> bool:
-    return (
-        name in ("hashes", "graph.node_hashes")
-        or name.startswith("bits.")
-        or name.endswith(".blob")
-    )
 
 
 def load(
@@ -316,18 +275,18 @@ def load(
     if header.get("sources") != [os.path.abspath(s) for s in sources] or not _unchanged(
         header.get("stamps")
     ):
-        raise SnapshotError("the sources changed since it was written")
+        raise SourcesChanged("the sources changed since it was written")
     if files is not None and header.get("read") != files:
-        raise SnapshotError("the sources changed since it was written")
+        raise SourcesChanged("the sources changed since it was written")
     try:
         saved = [LoadProblem(str(s), str(m), str(v)) for s, m, v in header["problems"]]
     except (KeyError, TypeError, ValueError) as error:
         raise SnapshotError(f"inconsistent contents ({error})") from None
     if problems and any(p not in saved for p in problems):
-        raise SnapshotError("the sources changed since it was written")
+        raise SourcesChanged("the sources changed since it was written")
     mapped.check()
     try:
-        parts = _parts(header, mapped.sections())
+        parts = index_parts(header, mapped.sections())
         files_read = int(header["files"])
         token = header["graph_token"]
         rows = int(header["rows"])
@@ -349,7 +308,7 @@ def _load_graph(path: Path, token: str, rows: int) -> GraphParts:
         mapped.check()
         pieces = mapped.sections()
         try:
-            return _graph(header, pieces, rows)
+            return graph_parts(header, pieces, rows)
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise SnapshotError(f"dependency file inconsistent ({error})") from None
     except SnapshotError as why:
@@ -363,49 +322,6 @@ def _load_graph(path: Path, token: str, rows: int) -> GraphParts:
         ) from None
 
 
-def _graph(header: dict[str, Any], pieces: dict[str, Any], rows: int) -> GraphParts:
-    """The dependency graph, every id and code checked to be in range."""
-    graph = GraphParts(
-        node_hashes=bytes(pieces["graph.node_hashes"]),
-        names=list(map(str, header["names"])),
-        versions=list(map(str, header["versions"])),
-        compilers=list(map(str, header["compilers"])),
-        virtual_sets=[list(map(str, v)) for v in header["virtual_sets"]],
-        external_paths={int(n): str(p) for n, p in header["external_paths"]},
-        **{name: pieces[f"graph.{name}"] for name in _GRAPH_ARRAYS},
-    )
-    n, edges = graph.n_nodes, len(graph.edge_to)
-    if len(graph.node_hashes) != 32 * n or len(graph.row_nodes) != rows:
-        raise ValueError("graph nodes")
-    limits = {
-        "name_codes": (n, len(graph.names)),
-        "version_codes": (n, len(graph.versions)),
-        "compiler_codes": (n, len(graph.compilers)),
-        "kinds": (n, 256),
-        "compiler_sources": (n, 256),
-        "edge_to": (edges, n),
-        "edge_types": (edges, 256),
-        "edge_virtuals": (edges, len(graph.virtual_sets)),
-        "reverse_edges": (edges, edges),
-    }
-    for name, (length, limit) in limits.items():
-        array = getattr(graph, name)
-        if len(array) != length or (length and (int(array.min()) < 0 or int(array.max()) >= limit)):
-            raise ValueError(f"graph {name} out of range")
-    for name in ("edge_starts", "reverse_starts"):
-        starts = getattr(graph, name)
-        if (
-            len(starts) != n + 1
-            or starts[0] != 0
-            or starts[-1] != edges
-            or (np.diff(starts) < 0).any()
-        ):
-            raise ValueError(f"graph {name}")
-    if rows and (int(graph.row_nodes.min()) < -1 or int(graph.row_nodes.max()) >= n):
-        raise ValueError("graph row_nodes")
-    return graph
-
-
 def _unchanged(stamps: Any) -> bool:
     if not isinstance(stamps, list):
         return False
@@ -417,90 +333,5 @@ def _unchanged(stamps: Any) -> bool:
         return False
 
 
-def _parts(header: dict[str, Any], pieces: dict[str, Any]) -> IndexParts:
-    """The Index's parts over the mapped sections, every code, offset and length checked,
-    so that a crafted file can never make the app index out of bounds."""
-    rows = int(header["rows"])
-    stack_names = list(map(str, header["stack_names"]))
-    packages = [str(p) for p in _string_table(pieces, "packages")]
-    values = {c: _string_table(pieces, f"table.{c}") for c in TEXT_COLUMNS}
-    variant_tokens = _string_table(pieces, "variant_tokens")
-    stacksets = Ragged(pieces["stacksets.offsets"], pieces["stacksets.values"])
-    stacksets.check(len(stack_names))
-    variantsets = Ragged(pieces["variantsets.offsets"], pieces["variantsets.values"])
-    variantsets.check(len(variant_tokens))
-    codes = {
-        name.split(".", 1)[1]: array for name, array in pieces.items() if name.startswith("codes.")
-    }
-    starts, order = pieces["starts"], pieces["hash_order"]
-    bounds = {
-        **{c: len(values[c]) for c in TEXT_COLUMNS},
-        "package": len(packages),
-        "stackset": len(stacksets),
-        "variantset": len(variantsets),
-    }
-    for column, limit in bounds.items():
-        array = codes[column]
-        if len(array) != rows or (rows and (int(array.min()) < 0 or int(array.max()) >= limit)):
-            raise ValueError(f"column {column} out of range")
-    if (
-        len(starts) != len(packages) + 1
-        or starts[0] != 0
-        or starts[-1] != rows
-        or (np.diff(starts) < 0).any()
-    ):
-        raise ValueError("package ranges")
-    if len(order) != rows or (
-        rows
-        and not np.array_equal(np.bincount(order, minlength=rows), np.ones(rows, dtype=np.int64))
-    ):
-        raise ValueError("hash order")
-    if len(pieces["hashes"]) != 32 * rows:
-        raise ValueError("hashes")
-    sizes = pieces.get("sizes")
-    if sizes is not None and (len(sizes) != rows or sizes.dtype != np.int64):
-        raise ValueError("sizes")
-    facet_values = {f: list(map(str, v)) for f, v in header["facet_values"].items()}
-    facet_bits = {f: [pieces[f"bits.{f}.{i}"] for i in range(len(facet_values[f]))] for f in FACETS}
-    if any(len(b) != (rows + 7) // 8 for bits in facet_bits.values() for b in bits):
-        raise ValueError("facet bitsets")
-    histograms = {
-        f: pieces[f"histogram.{f}"]
-        .astype(np.int32, copy=False)
-        .reshape(len(packages), len(facet_values[f]))
-        for f in FACETS
-    }
-    if any(h.size and int(h.min()) < 0 for h in histograms.values()):
-        raise ValueError("facet histograms")
-    return IndexParts(
-        origins={
-            str(k): [
-                None if v[0] is None else str(v[0]),
-                v[1] if v[1] in (2, 3) else None,
-                v[2] if len(v) > 2 and v[2] in SPEC_FILE_SUFFIXES else None,
-            ]
-            for k, v in header["origins"].items()
-        },
-        packages=packages,
-        starts=starts.astype(np.int64, copy=False),
-        values=values,
-        codes=codes,
-        stack_names=stack_names,
-        stacksets=stacksets,
-        variant_tokens=variant_tokens,
-        variantsets=variantsets,
-        hash_blob=pieces["hashes"],
-        hash_order=order.astype(np.int32, copy=False),
-        sizes=sizes,
-        facet_values=facet_values,
-        facet_bits=facet_bits,
-        facet_histograms=histograms,
-    )
-
-
-def _string_table(pieces: dict[str, Any], name: str) -> StringTable:
-    table = StringTable(pieces[f"{name}.offsets"], pieces[f"{name}.blob"])
-    if table.offsets.dtype != np.int64:
-        raise ValueError(f"{name} offsets")
-    table.check()
-    return table
+# tests/test_snapshot.py reads a mapped file's parts by the name this had here.
+_parts = index_parts

@@ -122,18 +122,16 @@ class IndexService:
                 return snapshot.load(stored_at, self.sources, **_checks(resolved)), resolved
             except snapshot.SnapshotError:
                 return None, resolved
+        except (snapshot.NoSnapshotYet, snapshot.SourcesChanged):
+            return None, resolved  # the usual reasons to rebuild: nothing to tell
         except snapshot.SnapshotError as why:
-            if str(why) not in (
-                "no on-disk index yet",
-                "the sources changed since it was written",
-            ):
-                notes.append(
-                    LoadProblem(
-                        str(stored_at),
-                        f"on-disk index not used: {why}; rebuilt from the sources",
-                        "warning",
-                    )
+            notes.append(
+                LoadProblem(
+                    str(stored_at),
+                    f"on-disk index not used: {why}; rebuilt from the sources",
+                    "warning",
                 )
+            )
             return None, resolved
 
     def _build(
