@@ -254,11 +254,7 @@ def _checks(resolved: Resolved | None) -> dict:
 
 def _fetch_notes(resolved: Resolved | None) -> list[LoadProblem]:
     """What fetching said about this start (e.g. offline: a copy used)."""
-    return (
-        [p for p in resolved.problems if p.severity == "warning" and "using the copy" in p.message]
-        if resolved
-        else []
-    )
+    return resolved.notes if resolved else []
 
 
 def _find_spec_files(index: Index) -> None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from cachetui import __version__
+from cachetui.urls import is_url as is_url  # (re-exported: what a URL is, said once in urls.py)
 
 MAX_DOWNLOAD_BYTES = 4 * 1024**3
 DEFAULT_TIMEOUT = 30.0
@@ -67,11 +68,6 @@ class Fetched:
     path: Path
     from_cache: bool
     note: str | None
-
-
-def is_url(text: str) -> bool:
-    scheme, sep, _ = text.partition("://")
-    return bool(sep) and scheme.lower() in ("http", "https", "file", "s3")
 
 
 def normalise_url(url: str) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import msgspec
 
 from cachetui.sources.clearsign import strip_clearsign
+from cachetui.urls import is_url
 
 V3_INDEX = "v3/manifests/index/index.manifest.json"
 V2_INDEX = "build_cache/index.json"
@@ -23,11 +24,8 @@ _SPEC_MANIFEST = re.compile(r"^(.*)/v3/manifests/spec/[^/]+/[^/]+\.spec\.manifes
 _V2_SPEC_FILE = re.compile(r"^(.*)/build_cache/[^/]+-[a-z2-7]{32}\.spec\.(json|json\.sig|yaml)$")
 
 
-_URL = re.compile(r"(?i)^(https?|file|s3)://")
-
-
 def has_urls(sources: list[str]) -> bool:
-    return any(_URL.match(s) for s in sources)
+    return any(map(is_url, sources))
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ def origin_of(location: str) -> Origin:
         return Origin()
     # Only a server's paths follow binaries.spack.io's naming; on a disk, ~/develop/x is
     # just a directory.
-    tag, stack = labels_of(root) if _URL.match(root) else (None, None)
+    tag, stack = labels_of(root) if is_url(root) else (None, None)
     return Origin(root, layout, tag, (stack,) if stack else ())
 
 

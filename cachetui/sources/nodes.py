@@ -88,11 +88,32 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
         return inputs[0] if inputs else NodeColumns()
     counts = np.array([i.n_nodes for i in inputs], dtype=np.int64)
     base = np.concatenate(([0], np.cumsum(counts)))
+    offsets = base[:-1].tolist()  # each input's first occurrence among all inputs'
     n = int(base[-1])
     blob = b"".join(i.hashes for i in inputs)
     hashes = np.frombuffer(blob, dtype="S32")
     kinds = np.concatenate([np.frombuffer(i.kinds, dtype=np.uint8) for i in inputs])
-    position = np.arange(n, dtype=np.int64)
+    node, first = _nodes_of(blob, hashes, n)
+    kept, owns = _kept_records(kinds, node, len(first), n)
+
+    out = NodeColumns(hashes=hashes[np.sort(first)].tobytes())
+    codes = _merged_node_columns(out, inputs, kept)
+    out.kinds = kinds[kept]
+    _merge_compilers(out, codes, inputs, offsets, kept, node)
+    for i, b in zip(inputs, offsets):
+        for local, path in i.external_paths.items():
+            if kept[node[b + local]] == b + local:
+                out.external_paths.setdefault(int(node[b + local]), path)
+        for local, size in i.sizes.items():
+            out.sizes.setdefault(int(node[b + local]), size)
+    _merge_edges(out, inputs, offsets, node, owns)
+    return out
+
+
+def _nodes_of(blob: bytes, hashes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(each occurrence's node, each node's first occurrence): occurrences of one hash are one
+    node, nodes numbered by first occurrence."""
+    import numpy as np
 
     # Occurrences of one hash, grouped: by their first 8 characters (a 64-bit sort), or by the
     # whole hash where two hashes share those (as good as never).
@@ -109,9 +130,16 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
     first = order[starts]
     node_of_group = np.empty(len(first), dtype=np.int64)
     node_of_group[np.argsort(first, kind="stable")] = np.arange(len(first))
-    node = node_of_group[group]
-    nodes = len(first)
+    return node_of_group[group], first
 
+
+def _kept_records(
+    kinds: np.ndarray, node: np.ndarray, nodes: int, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(each node's record, whether each occurrence owns its node's edges)."""
+    import numpy as np
+
+    position = np.arange(n, dtype=np.int64)
     # Each node's record: the best rank, the first of those; its edges: the first record
     # that is not a mere mention.
     rank = np.array(RECORD_RANKS, dtype=np.int8)[kinds]
@@ -124,8 +152,15 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
     owner[node[real]] = real  # (reversed: the earliest is written last)
     owns = np.zeros(n, dtype=bool)
     owns[owner[owner >= 0]] = True
+    return kept, owns
 
-    out = NodeColumns(hashes=hashes[np.sort(first)].tobytes())
+
+def _merged_node_columns(
+    out: NodeColumns, inputs: list[NodeColumns], kept: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Fill `out`'s node columns from each node's kept record; the codes, as ndarrays."""
+    import numpy as np
+
     codes: dict[str, np.ndarray] = {}  # out.codes, typed as the ndarrays they are here
     for column in NODE_COLUMNS:
         table: dict[Any, int] = {}
@@ -137,12 +172,26 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
         )
         out.tables[column] = list(table)
         out.codes[column] = codes[column] = merged[kept].astype(np.int32)
-    out.kinds = kinds[kept]
+    return codes
+
+
+def _merge_compilers(
+    out: NodeColumns,
+    codes: dict[str, np.ndarray],
+    inputs: list[NodeColumns],
+    offsets: list[int],
+    kept: np.ndarray,
+    node: np.ndarray,
+) -> None:
+    """Each node's compiler source and target, and its compiler where an edge names it."""
+    import numpy as np
+
+    nodes = len(kept)
     sources = np.concatenate([np.frombuffer(i.compiler_sources, dtype=np.uint8) for i in inputs])[
         kept
     ]
     targets = np.concatenate(
-        [_shifted(i.compiler_targets, b, i.n_nodes) for i, b in zip(inputs, base[:-1].tolist())]
+        [_shifted(i.compiler_targets, b, i.n_nodes) for i, b in zip(inputs, offsets)]
     )
     # A compiler named by an edge, now that its node may have been found in another part.
     chosen = targets[kept]
@@ -171,17 +220,21 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
         sources[has] = _DEPENDENCY_COMPILER
     out.compiler_sources = sources
     out.compiler_targets = target_node.astype(np.int32)
-    for i, b in zip(inputs, base[:-1].tolist()):
-        for local, path in i.external_paths.items():
-            if kept[node[b + local]] == b + local:
-                out.external_paths.setdefault(int(node[b + local]), path)
-        for local, size in i.sizes.items():
-            out.sizes.setdefault(int(node[b + local]), size)
 
-    # Edges of the records that own them, between nodes.
+
+def _merge_edges(
+    out: NodeColumns,
+    inputs: list[NodeColumns],
+    offsets: list[int],
+    node: np.ndarray,
+    owns: np.ndarray,
+) -> None:
+    """Edges of the records that own them, between nodes."""
+    import numpy as np
+
     virtual_code: dict[tuple[str, ...], int] = {(): 0}
     edge_from, edge_to, edge_types, edge_virtuals = [], [], [], []
-    for i, b in zip(inputs, base[:-1].tolist()):
+    for i, b in zip(inputs, offsets):
         if not len(i.edge_from):
             continue
         sources_ = np.frombuffer(i.edge_from, dtype=np.int32) + b
@@ -200,7 +253,6 @@ def merge(inputs: list[NodeColumns]) -> NodeColumns:
         out.edge_types = np.concatenate(edge_types)
         out.edge_virtuals = np.concatenate(edge_virtuals).astype(np.int32)
     out.virtual_sets = list(virtual_code)
-    return out
 
 
 def _codes_into(table: dict, values: list[Any]) -> Any:

@@ -15,14 +15,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING
 
 from cachetui.sources import split
+from cachetui.sources.chunks import SourceFile, large_database, read_batch, read_large
 from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.split import Plan
-
-if TYPE_CHECKING:
-    from cachetui.sources import SourceFile
 
 # Below this many files, reading in-process beats starting loader processes.
 PARALLEL_MIN_FILES = 400
@@ -123,8 +120,6 @@ def read_chunks(
     in-process, where starting processes would cost more than it saves. What a pool did
     not deliver (it broke) is read in-process. `sizes` (path -> bytes, from the walk's
     stamps) spares a stat a file when looking for large ones."""
-    from cachetui.sources import large_database
-
     units = _units(
         files, lambda f: _maybe_large(f, sizes) and large_database(f) or None, workers, pool
     )
@@ -217,7 +212,6 @@ def _units(
 
 def _submit(pool: LoaderPool | None, unit: _Unit) -> list[Future] | None:
     """The unit's tasks, submitted to the pool; None to read it in-process."""
-    from cachetui.sources import read_batch
     from cachetui.sources.split import read_part
 
     if pool is None or pool.executor is None:
@@ -239,7 +233,6 @@ def _collect(
 ) -> ColumnChunk:
     """The unit's chunk: from its tasks' results, else read here. `part_done(rows)` hears of
     a large file's binaries read so far, part by part."""
-    from cachetui.sources import read_batch, read_large
     from cachetui.sources.split import PartUnreadable, binaries, read_parts_in_process
 
     if unit.plan is None:

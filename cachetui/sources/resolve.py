@@ -20,12 +20,12 @@ from pathlib import Path
 import msgspec
 
 from cachetui.model import LoadProblem
-from cachetui.sources import SourceFile, Stamp, discover_stamped, stamp_of
+from cachetui.sources.chunks import SourceFile
+from cachetui.sources.discover import Stamp, discover_stamped, stamp_of
 from cachetui.sources.fetch import (
     Fetched,
     FetchError,
     fetch,
-    is_url,
     join_url,
     normalise_url,
     read_body,
@@ -39,6 +39,7 @@ from cachetui.sources.mirror import (
     origin_of,
     spec_blob_of,
 )
+from cachetui.urls import is_url
 
 # (url, bytes done, bytes in all or None): a download under way.
 DownloadProgress = Callable[[str, int, int | None], None]
@@ -55,6 +56,10 @@ class Resolved:
     files: list[SourceFile] = field(default_factory=list)
     stamps: list[Stamp] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
+    # What fetching said about this start, not about the sources (offline: a copy downloaded
+    # before was used). Also in `problems`; kept apart so that what depends on the sources
+    # (the on-disk index, and whether it is current) can leave them out.
+    notes: list[LoadProblem] = field(default_factory=list)
 
 
 def resolve(
@@ -223,7 +228,9 @@ class _Resolver:
 
     def _add(self, fetched: Fetched, origin: Origin | None) -> None:
         if fetched.note:
-            self.out.problems.append(LoadProblem(fetched.url, fetched.note, "warning"))
+            note = LoadProblem(fetched.url, fetched.note, "warning")
+            self.out.problems.append(note)
+            self.out.notes.append(note)
         self.out.files.append(SourceFile(str(fetched.path), origin, fetched.url))
         self.out.stamps.append(stamp_of(str(fetched.path)))
 

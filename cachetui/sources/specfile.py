@@ -19,7 +19,6 @@ import msgspec
 from cachetui.model import LoadProblem
 from cachetui.sources.clearsign import strip_clearsign
 from cachetui.sources.database import (
-    _DECODE_NODES,
     BINARY,
     DEPENDENCY_ONLY,
     NOT_IN_CACHE,
@@ -28,6 +27,7 @@ from cachetui.sources.database import (
     normalise_records,
     unreadable_as,
 )
+from cachetui.sources.database_format import _DECODE_NODES
 from cachetui.sources.summary import load_yaml_safely, size_of
 
 MAX_SPEC_FILE_BYTES = 64 * 1024 * 1024

@@ -5,6 +5,9 @@ A summary is a Markdown file whose whole content is YAML front matter:
 The generator writes `meta` and `spec_details` as one line of JSON each, so we parse
 those lines with `json` (fast: a whole develop checkout is ~10k files) and fall back to
 `yaml.safe_load` for any front matter that is not in that shape.
+
+The records themselves are summary_records.py's (the fast path's typed structs, and the
+careful path's checks); the check of `meta` against them is summary_meta.py's.
 """
 
 from __future__ import annotations
@@ -12,60 +15,43 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from operator import attrgetter, itemgetter
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
 import msgspec
 
-from cachetui.model import NO_COMPILER, LoadProblem, normalise_compiler
+from cachetui.model import LoadProblem
+from cachetui.sources.summary_meta import _meta_disagreements
+from cachetui.sources.summary_records import (
+    _DECODE_RECORDS,
+    HASH_RE,
+    Record,
+    _checked_records,
+    _clean_hashes,
+    _FastRecord,
+    _type_name,
+    size_of,
+    tarball_of,
+)
 
-HASH_RE = re.compile(r"^[a-z2-7]{32}$")
-_BASE32_RUN = re.compile(r"[a-z2-7]*")
+# (Record, HASH_RE, size_of and tarball_of are summary_records.py's, read through here.)
+__all__ = [
+    "BUILD_COLUMNS",
+    "HASH_RE",
+    "LIST_COLUMNS",
+    "UNTAGGED",
+    "NotASummary",
+    "OlderPage",
+    "Record",
+    "SummaryFile",
+    "load_yaml_safely",
+    "read_summary",
+    "read_summary_bytes",
+    "size_of",
+    "tarball_of",
+]
 
-
-class _SpecFields(msgspec.Struct, gc=False):
-    """What every `spec_details` entry holds but its hash, versions, stacks and variants.
-
-    gc=False: a million of these are created during a load and hold no cycles.
-    """
-
-    os: str
-    platform: str
-    target: str
-    compiler: str | None = None
-    size: int | str | None = None
-    tarball: str | None = None
-
-
-class Record(_SpecFields, gc=False, kw_only=True):
-    """One `spec_details` entry, validated and normalised (the careful path's)."""
-
-    hash: str
-    versions: list[str]
-    stacks: tuple[str, ...] = ()
-    variants: tuple[str, ...] = ()
-
-
-class _FastRecord(_SpecFields, gc=False, kw_only=True):
-    """A `spec_details` entry as the fast path decodes it (typed, in C): stacks and variants
-    stay JSON text, versions a tuple (so that a row's build is one hashable key), and the
-    hash is checked to be 32 characters by msgspec (its alphabet, a regex over all of them).
-
-    Most specs of a file share a few stack lists and variant lists. Kept as bytes, each is
-    hashed once (bytes cache their hash; tuples hash every item on every look-up) and
-    decoded once per distinct value rather than once per spec: about a tenth of the read.
-    """
-
-    hash: Annotated[str, msgspec.Meta(min_length=32, max_length=32)]
-    versions: tuple[str, ...]
-    stacks: msgspec.Raw = msgspec.Raw(b"[]")
-    variants: msgspec.Raw = msgspec.Raw(b"[]")
-
-
-_DECODE_RECORDS = msgspec.json.Decoder(list[_FastRecord])
 _DECODE_STRINGS = msgspec.json.Decoder(tuple[str, ...])
 LIST_COLUMNS = ("stacks", "variants")  # a tuple of strings a record
 _RAW = "raw"  # marks a spec_details value kept as unparsed JSON text by the fast path
@@ -443,170 +429,6 @@ def _decode_records(raw: str | memoryview) -> tuple[list[_FastRecord] | None, An
         raise NotASummary("spec_details: data is nested too deeply to read") from None
     except json.JSONDecodeError as error:
         raise NotASummary(f"spec_details: invalid JSON ({error})") from None
-
-
-def _clean_hashes(records: list[_FastRecord]) -> bool:
-    """Bulk checks, so that the common case never runs per-record Python validation: each hash
-    is 32 characters (msgspec checked that), all of them base32."""
-    return _BASE32_RUN.fullmatch("".join(map(attrgetter("hash"), records))) is not None
-
-
-def _checked_records(details: list[Any], source: str, problems: list[LoadProblem]) -> list[Record]:
-    """The careful path: each record on its own, with a problem per kind of fault."""
-    out: list[Record] = []
-    skipped: Counter[str] = Counter()
-    for position, record in enumerate(details, start=1):
-        try:
-            out.append(_record_from(record))
-        except ValueError as reason:
-            skipped[str(reason)] += 1
-            if skipped[str(reason)] == 1:
-                problems.append(
-                    LoadProblem(source, f"spec_details record {position} skipped: {reason}")
-                )
-    for why, count in skipped.items():
-        if count > 1:
-            problems.append(LoadProblem(source, f"{count - 1} more records skipped: {why}"))
-    return out
-
-
-def _record_from(record: Any) -> Record:
-    if not isinstance(record, dict):
-        raise ValueError(f"a record should be a mapping, found {_type_name(record)}")
-    digest = record.get("hash")
-    if not isinstance(digest, str):
-        raise ValueError("missing 'hash'" if digest is None else "'hash' is not a string")
-    digest = digest.strip().lower()
-    if not HASH_RE.match(digest):
-        raise ValueError("'hash' is not 32 base32 characters")
-    version = record.get("versions", record.get("version"))
-    if isinstance(version, list) and len(version) >= 1:
-        version = version[0]
-    if version is None or version == [] or (isinstance(version, str) and not version.strip()):
-        raise ValueError("missing 'versions'")
-    if not isinstance(version, str):
-        raise ValueError("'versions' should be a list of strings")
-    compiler = record.get("compiler")
-    if compiler is not None and not isinstance(compiler, str):
-        raise ValueError("'compiler' is not a string")
-    # Any: each is checked to be a non-empty str just below
-    arch: list[Any] = [record.get(key) for key in ("platform", "os", "target")]
-    for key, value in zip(("platform", "os", "target"), arch):
-        if not isinstance(value, str) or not value.strip():
-            raise ValueError(f"missing '{key}'")
-    return Record(
-        hash=digest,
-        versions=[version.strip()],
-        platform=arch[0].strip(),
-        os=arch[1].strip(),
-        target=arch[2].strip(),
-        compiler=compiler,
-        variants=_strings(record.get("variants"), "variants"),
-        stacks=tuple(sorted(set(_strings(record.get("stacks"), "stacks")))),
-        size=record.get("size") if isinstance(record.get("size"), (int, str)) else None,
-        tarball=record.get("tarball") if isinstance(record.get("tarball"), str) else None,
-    )
-
-
-def _strings(value: Any, key: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
-        return tuple(value)
-    raise ValueError(f"'{key}' should be a list of strings")
-
-
-def size_of(value: Any) -> int | None:
-    """Bytes, or None when unknown. Always "-" in summaries so far (the generator's
-    binary_size() is a TODO); an int means bytes. Sizes are kept in 64-bit columns: a number
-    past any real file (2**62 bytes) is not a size."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 62:
-        return value
-    return None
-
-
-def tarball_of(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-# -- meta cross-check -----------------------------------------------------------------
-
-
-@lru_cache(maxsize=4096)  # a few dozen compilers, named in every file
-def _normal_compiler(text: str | None) -> str:
-    return normalise_compiler(text)
-
-
-def _meta_disagreements(meta: dict[str, Any], summary: SummaryFile) -> Iterable[str]:
-    """Where `meta` disagrees with `spec_details` (which we trust), say how."""
-    num = meta.get("num_specs")
-    if num is not None and num != len(summary.records):
-        yield (
-            f"meta says num_specs {num}, spec_details has {len(summary.records)}; "
-            "using spec_details"
-        )
-    for key, column in (
-        ("versions", "version"),
-        ("compilers", "compiler"),
-        ("oss", "os"),
-        ("platforms", "platform"),
-        ("targets", "target"),
-    ):
-        claimed = meta.get(key)
-        if not isinstance(claimed, list):
-            continue
-        actual = summary.values(column)
-        if key == "compilers":
-            claimed = [_normal_compiler(c) if isinstance(c, str) else c for c in claimed]
-            # Older generators leave specs without a compiler out of meta; the one Spack 1.x
-            # runs lists them as "none".
-            actual = set(map(_normal_compiler, actual))
-            if NO_COMPILER not in claimed:
-                actual.discard(NO_COMPILER)
-        yield from _set_difference(key, set(map(str, claimed)), actual)
-    by_stack = summary.stack_counts()
-    claimed_stacks = meta.get("stacks")
-    if isinstance(claimed_stacks, list):
-        yield from _set_difference("stacks", set(map(str, claimed_stacks)), set(by_stack))
-    claimed_counts = meta.get("num_specs_by_stack")
-    if isinstance(claimed_counts, dict) and claimed_counts != by_stack:
-        wrong = sorted(
-            s
-            for s in set(claimed_counts) | set(by_stack)
-            if claimed_counts.get(s) != by_stack.get(s, 0)
-        )
-        if wrong:
-            shown = _some(
-                [f"{s} {claimed_counts.get(s, 0)} vs {by_stack.get(s, 0)}" for s in wrong]
-            )
-            yield (
-                f"meta num_specs_by_stack disagrees with spec_details ({shown}); using spec_details"
-            )
-
-
-def _set_difference(key: str, claimed: set[str], actual: set[str]) -> Iterable[str]:
-    if claimed == actual:  # as almost always: nothing to sort
-        return
-    missing, extra = sorted(claimed - actual), sorted(actual - claimed)
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append("lists " + _some(missing) + " not in spec_details")
-        if extra:
-            parts.append("omits " + _some(extra))
-        yield f"meta {key} " + " and ".join(parts) + "; using spec_details"
-
-
-def _some(values: list[str], most: int = 5, width: int = 60) -> str:
-    """A short, bounded list for a message: values from data can be huge."""
-    shown = ", ".join(v if len(v) <= width else v[: width - 1] + "…" for v in values[:most])
-    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
-
-
-def _type_name(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}.get(
-        type(value), type(value).__name__
-    )
 
 
 def _one_line(error: Exception) -> str:
