@@ -12,6 +12,13 @@ def is_url(text: str) -> bool:
     return bool(sep) and scheme.lower() in URL_SCHEMES
 
 
+def is_remote_url(text: str) -> bool:
+    """A URL fetched over the network (`http://`, `https://`, `s3://`): what a tag map fetched
+    from a server may list (never a `file://` on the machine that reads it)."""
+    scheme, sep, _ = text.partition("://")
+    return bool(sep) and scheme.lower() in ("http", "https", "s3")
+
+
 def has_scheme(text: str) -> bool:
     """Any `scheme://...` (a config file's path that is a URL of any kind is kept as written,
     never taken as a path relative to the file)."""

@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import LoadProblem
+from cachetui.model import LoadProblem, deptype_names
 from cachetui.sources.database_file import (
     BINARY,
     BUILD,
@@ -43,7 +43,6 @@ from cachetui.sources.database_file import (
     TEST,
     UNRESOLVED,
     DatabaseFile,
-    deptype_names,
     record_rank,
 )
 from cachetui.sources.database_format import (

@@ -9,25 +9,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cachetui.model import BINARY_KIND, INSTALLED_KIND, LoadProblem
+from cachetui.model import NODE_KIND_LABELS, DepType, LoadProblem, NodeKind
 from cachetui.sources.nodes import NODE_COLUMNS, RECORD_RANKS, NodeColumns, coded
 
-# Dependency types as bits (an edge has a set of them).
-BUILD, LINK, RUN, TEST = 1, 2, 4, 8
-DEPTYPE_BITS = {"build": BUILD, "link": LINK, "run": RUN, "test": TEST}
+# Dependency types as bits (model.DepType; the names as the readers use them).
+BUILD, LINK, RUN, TEST = DepType.BUILD, DepType.LINK, DepType.RUN, DepType.TEST
+DEPTYPE_BITS = {member.name.lower(): member for member in DepType}  # type: ignore[union-attr]
 
-# What a node is, in the dependency graph. A binary (in a build cache) and an installed spec
-# (in a local install database) are listed; the rest are there for edges to resolve.
-BINARY, EXTERNAL, NOT_IN_CACHE, UNRESOLVED, DEPENDENCY_ONLY, INSTALLED, NOT_INSTALLED = range(7)
-NODE_KINDS = (
-    BINARY_KIND,
-    "external",
-    "not in the build cache",
-    "not in this index",
-    "a dependency in a spec file",
-    INSTALLED_KIND,
-    "not installed",
+# What a node is, in the dependency graph (model.NodeKind; the names as the readers use them).
+BINARY, EXTERNAL, NOT_IN_CACHE, UNRESOLVED = (
+    NodeKind.BINARY,
+    NodeKind.EXTERNAL,
+    NodeKind.NOT_IN_CACHE,
+    NodeKind.UNRESOLVED,
 )
+DEPENDENCY_ONLY, INSTALLED, NOT_INSTALLED = (
+    NodeKind.DEPENDENCY_ONLY,
+    NodeKind.INSTALLED,
+    NodeKind.NOT_INSTALLED,
+)
+NODE_KINDS = NODE_KIND_LABELS
 LISTED_KINDS = (BINARY, INSTALLED)
 
 # Where a spec's compiler came from.
@@ -165,7 +166,3 @@ class DatabaseFile:
 def record_rank(kind: int) -> int:
     """How much a record of this kind tells: a binary most, a hash an edge named least."""
     return RECORD_RANKS[kind] if 0 <= kind < len(RECORD_RANKS) else 0
-
-
-def deptype_names(bits: int) -> list[str]:
-    return [name for name, bit in DEPTYPE_BITS.items() if bits & bit]

@@ -39,7 +39,7 @@ from cachetui.sources.mirror import (
     origin_of,
     spec_blob_of,
 )
-from cachetui.urls import is_url
+from cachetui.urls import has_scheme, is_remote_url, is_url
 
 # (url, bytes done, bytes in all or None): a download under way.
 DownloadProgress = Callable[[str, int, int | None], None]
@@ -85,7 +85,7 @@ class _Resolver:
         other sources still load."""
         try:
             if is_url(source):
-                if remote_base and not re.match(r"(?i)^(https?|s3)://", source):
+                if remote_base and not is_remote_url(source):
                     # A map fetched from a server names only what is on servers: never a file here.
                     self.out.problems.append(
                         LoadProblem(
@@ -273,7 +273,7 @@ class _Resolver:
                 labels = (str(tag), label if isinstance(label, str) and label.strip() else None)
                 url = url.strip()
                 remote = is_url(base)
-                if is_url(url) or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", url):
+                if is_url(url) or has_scheme(url):
                     self.any(url, labels, remote_base=remote)
                 elif remote:
                     self.any(join_url(base, url), labels, remote_base=True)
