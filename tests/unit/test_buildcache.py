@@ -14,8 +14,8 @@ from cachetui.service import IndexService
 from cachetui.model import split_flags
 from cachetui.sources.database import COMPILER_SOURCES
 from cachetui.spack_format import unquoted
+from helpers import BUILDCACHE
 
-FIXTURES = Path(__file__).parent / "fixtures" / "buildcache"
 # fixture -> the SOURCE a user would give (the mirror root, or the file)
 ENTRY = {
     "db-v5": "index.json", "db-legacy": "index.json", "db-v6": "index.json", "db-v7": "", "db-v8": "",
@@ -29,7 +29,7 @@ def load(source: Path | str, tmp_path: Path | None = None):
 
 
 def expected(name: str) -> dict:
-    return json.loads((FIXTURES / name / "expected.json").read_text())
+    return json.loads((BUILDCACHE / name / "expected.json").read_text())
 
 
 def row_record(index, row: int, root: str) -> dict:
@@ -57,7 +57,7 @@ def row_record(index, row: int, root: str) -> dict:
 @pytest.mark.parametrize("name", sorted(ENTRY))
 def test_each_database_version_and_layout_loads_as_the_notes_say(name):
     want = expected(name)
-    root = str(FIXTURES / name)
+    root = str(BUILDCACHE / name)
     report = load(Path(root) / ENTRY[name] if ENTRY[name] else root)
     index = report.index
     got = sorted((row_record(index, row, root) for row in range(index.n_specs)), key=lambda r: (r["hash"], r["tag"]))
@@ -115,7 +115,7 @@ def serve():
 
 
 def test_a_v3_mirror_root_over_http_loads_like_the_local_one(serve, tmp_path):
-    base, requests, _ = serve(FIXTURES)
+    base, requests, _ = serve(BUILDCACHE)
     report = load(f"{base}/db-v8/", tmp_path)
     index = report.index
     want = expected("db-v8")
@@ -130,7 +130,7 @@ def test_a_v3_mirror_root_over_http_loads_like_the_local_one(serve, tmp_path):
 
 def test_a_v2_index_is_fetched_again_only_when_its_hash_changes(serve, tmp_path):
     mirror = tmp_path / "mirror"
-    shutil.copytree(FIXTURES / "db-v7", mirror)
+    shutil.copytree(BUILDCACHE / "db-v7", mirror)
     base, requests, _ = serve(mirror)
     cache = tmp_path / "cache"
     first = load(f"{base}/", cache)
@@ -155,7 +155,7 @@ def test_a_v2_index_is_fetched_again_only_when_its_hash_changes(serve, tmp_path)
 
 
 def test_a_tag_map_over_http_labels_tags_and_stacks_and_reports_what_it_cannot_fetch(serve, tmp_path):
-    base, _, _ = serve(FIXTURES)
+    base, _, _ = serve(BUILDCACHE)
     report = load(f"{base}/tag-map/cache_spack_io_index.json", tmp_path)
     index = report.index
     got = sorted((index.hashes[r], index.field("tag", r), list(index.stacks(r))) for r in range(index.n_specs))
@@ -173,7 +173,7 @@ def test_url_failures_are_clear_problems_and_the_rest_still_loads(serve, tmp_pat
     (site / "truncated" / "index.json.gz").write_bytes(gzip.compress(b'{"database": {"version": "8", "installs": {}}}' * 50)[:40])
     base, _, _ = serve(site)
     service = IndexService([f"{base}/nothing-here/build_cache/index.json", f"{base}/broken/", f"{base}/truncated/index.json.gz",
-                            str(FIXTURES / "db-v6" / "index.json")], cache_dir=tmp_path / "cache")
+                            str(BUILDCACHE / "db-v6" / "index.json")], cache_dir=tmp_path / "cache")
     report = service.load()
     messages = {p.source: p.message for p in report.problems}
     assert messages[f"{base}/nothing-here/build_cache/index.json"] == "not found (HTTP 404)"
@@ -184,7 +184,7 @@ def test_url_failures_are_clear_problems_and_the_rest_still_loads(serve, tmp_pat
 
 
 def test_offline_a_fetched_index_is_used_from_the_cache_with_a_warning(serve, tmp_path):
-    base, _, server = serve(FIXTURES)
+    base, _, server = serve(BUILDCACHE)
     cache = tmp_path / "cache"
     first = load(f"{base}/db-v7/", cache)
     server.shutdown()
@@ -204,7 +204,7 @@ def _deps_by_hash(index) -> dict[str, list[tuple[str, str, int]]]:
 
 
 def test_the_graph_survives_the_on_disk_index_and_a_damaged_graph_file_is_rebuilt(tmp_path):
-    source = FIXTURES / "db-v7"
+    source = BUILDCACHE / "db-v7"
     cold = load(source, tmp_path)
     assert not cold.from_snapshot
     want = _deps_by_hash(cold.index)
@@ -315,7 +315,7 @@ def test_no_binaries_is_a_warning_naming_the_file(tmp_path):
 
 
 def test_a_local_path_named_like_a_ref_gives_no_tag(tmp_path):
-    shutil.copytree(FIXTURES / "db-v7", tmp_path / "develop" / "mymirror")
+    shutil.copytree(BUILDCACHE / "db-v7", tmp_path / "develop" / "mymirror")
     index = load(tmp_path / "develop").index
     assert {index.field("tag", r) for r in range(index.n_specs)} == {"untagged"}
     assert {s for r in range(index.n_specs) for s in index.stacks(r)} == set()
@@ -350,7 +350,7 @@ def test_a_tag_map_that_lists_itself_is_read_once(tmp_path, monkeypatch):
 
 def test_local_v3_changes_are_seen_by_the_next_start(tmp_path):
     root = tmp_path / "m"
-    shutil.copytree(FIXTURES / "both-layouts", root)
+    shutil.copytree(BUILDCACHE / "both-layouts", root)
     v3 = root / "v3" / "manifests" / "index" / "index.manifest.json"
     saved = v3.read_bytes()
     v3.unlink()
@@ -367,21 +367,21 @@ def test_local_v3_changes_are_seen_by_the_next_start(tmp_path):
 
 
 def test_urls_root_without_slash_file_urls_and_a_remote_map_naming_local_files(serve, tmp_path):
-    base, _, _ = serve(FIXTURES / "db-v8")
+    base, _, _ = serve(BUILDCACHE / "db-v8")
     assert load(base, tmp_path / "c1").index.n_specs == len(expected("db-v8")["listed"])  # http://127.0.0.1:PORT
-    assert load((FIXTURES / "db-v7").as_uri(), tmp_path / "c2").index.n_specs == len(expected("db-v7")["listed"])
+    assert load((BUILDCACHE / "db-v7").as_uri(), tmp_path / "c2").index.n_specs == len(expected("db-v7")["listed"])
     site = tmp_path / "site"
     site.mkdir()
-    (site / "map.json").write_text(json.dumps({"develop": [{"label": "root", "url": (FIXTURES / "db-v6" / "index.json").as_uri()}]}))
+    (site / "map.json").write_text(json.dumps({"develop": [{"label": "root", "url": (BUILDCACHE / "db-v6" / "index.json").as_uri()}]}))
     base, _, _ = serve(site)
     report = load(f"{base}/map.json", tmp_path / "c3")
     assert report.index.n_specs == 0
-    assert "may only list http(s) and s3 URLs" in _problems(report)[(FIXTURES / "db-v6" / "index.json").as_uri()]
+    assert "may only list http(s) and s3 URLs" in _problems(report)[(BUILDCACHE / "db-v6" / "index.json").as_uri()]
 
 
 def test_a_fetched_index_that_is_gone_is_reported_not_shown_from_the_cache(serve, tmp_path):
     mirror = tmp_path / "mirror"
-    shutil.copytree(FIXTURES / "db-v7", mirror)
+    shutil.copytree(BUILDCACHE / "db-v7", mirror)
     base, _, _ = serve(mirror)
     cache = tmp_path / "cache"
     url = f"{base}/build_cache/index.json"

@@ -19,9 +19,9 @@ from cachetui.widgets.dependency_list import DependencyList
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_detail import SpecDetail
 from cachetui.widgets.spec_list import SpecList
-from conftest import fake_hash, settle
+from helpers import BUILDCACHE, fake_hash, loaded_at, screen_lines, screen_strips, settle
 
-MIRROR = Path(__file__).parent / "fixtures" / "buildcache" / "db-v8"
+MIRROR = BUILDCACHE / "db-v8"
 TALL = (160, 80)  # the whole of cmake's detail fits in the pane
 SMALL = (100, 30)
 
@@ -36,9 +36,7 @@ def mirror_app(tmp_path: Path, source: Path = MIRROR) -> CacheTUI:
 
 def pane(app) -> list[str]:
     """The detail pane's lines as the terminal shows them (inside its border)."""
-    region = app.screen.query_one("#detail").content_region
-    strips = app.screen._compositor.render_strips()
-    return [strip.crop(region.x, region.right).text.rstrip() for strip in strips[region.y : region.bottom]]
+    return [line.rstrip() for line in screen_lines(app, app.screen.query_one("#detail"), content=True)]
 
 
 def pane_text(app) -> str:
@@ -50,7 +48,7 @@ def highlighted(app) -> list[str]:
     deps_list = app.screen.query_one(DependencyList)
     background = deps_list.get_component_rich_style("dependency-list--cursor").bgcolor
     region = app.screen.query_one("#detail").content_region
-    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    strips = screen_strips(app)[region.y : region.bottom]
     return [strip.crop(region.x, region.right).text.strip() for strip in strips
             if any(segment.style is not None and segment.style.bgcolor == background for segment in strip.crop(region.x, region.right))]
 
@@ -97,8 +95,7 @@ def database(path: Path, specs: list[tuple[str, str, list[tuple[str, str]]]]) ->
 
 async def test_the_detail_pane_shows_the_link_run_tree_build_dependencies_and_used_by(tmp_path: Path) -> None:
     app = mirror_app(tmp_path)
-    async with app.run_test(size=TALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, TALL) as pilot:
         await open_detail_of(app, pilot, CMAKE)
         lines = pane(app)
         text = "\n".join(lines)
@@ -127,8 +124,7 @@ async def test_the_detail_pane_shows_the_link_run_tree_build_dependencies_and_us
 
 async def test_enter_on_a_dependency_goes_to_its_spec(tmp_path: Path) -> None:
     app = mirror_app(tmp_path)
-    async with app.run_test(size=TALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, TALL) as pilot:
         await open_detail_of(app, pilot, CMAKE)
         await pilot.press("enter")  # nothing highlighted yet: enter goes nowhere
         await pilot.pause()
@@ -153,8 +149,7 @@ async def test_enter_on_a_dependency_goes_to_its_spec(tmp_path: Path) -> None:
 
 async def test_enter_on_an_external_says_why_and_stays(tmp_path: Path) -> None:
     app = mirror_app(tmp_path)
-    async with app.run_test(size=TALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, TALL) as pilot:
         await open_detail_of(app, pilot, CMAKE)
         await pilot.press(*["down"] * 5)  # three tree lines, compiler-wrapper, gcc
         await pilot.pause()
@@ -168,8 +163,7 @@ async def test_enter_on_an_external_says_why_and_stays(tmp_path: Path) -> None:
 
 async def test_a_click_highlights_a_dependency_and_a_header_does_nothing(tmp_path: Path) -> None:
     app = mirror_app(tmp_path)
-    async with app.run_test(size=TALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, TALL) as pilot:
         await open_detail_of(app, pilot, CMAKE)
         lines = pane(app)
         deps_list = app.screen.query_one(DependencyList)
@@ -198,8 +192,7 @@ async def test_a_click_highlights_a_dependency_and_a_header_does_nothing(tmp_pat
 async def test_moving_through_dependencies_keeps_the_highlighted_line_in_view(tmp_path: Path) -> None:
     specs = [("zlib", fake_hash(0), [])] + [(f"user{n:03}", fake_hash(n + 1), [("zlib", fake_hash(0))]) for n in range(60)]
     app = mirror_app(tmp_path, database(tmp_path / "db" / "index.json", specs))
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SMALL) as pilot:
         await open_detail_of(app, pilot, fake_hash(0))
         assert "used by (60)" not in pane_text(app)  # below the fields, out of view
         await pilot.press("up")  # nothing highlighted, and nothing above: stays put
@@ -223,8 +216,7 @@ async def test_a_spec_with_thousands_of_dependents_renders_only_what_is_in_view(
     rendered: list[int] = []
     render_line = DependencyList.render_line
     monkeypatch.setattr(DependencyList, "render_line", lambda self, y: rendered.append(y) or render_line(self, y))
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SMALL) as pilot:
         await open_detail_of(app, pilot, fake_hash(0))
         assert app.screen.query_one(DependencyList).line_count == 3000 + 5
         height = app.screen.query_one("#detail").region.height
@@ -240,8 +232,7 @@ async def test_a_spec_with_thousands_of_dependents_renders_only_what_is_in_view(
 
 async def test_a_summary_source_says_it_has_no_dependency_information() -> None:
     app = CacheTUI()  # the bundled sample data: cache.spack.io summaries
-    async with app.run_test(size=TALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, TALL) as pilot:
         await pilot.press("enter", "enter")  # package list, spec list, detail
         await pilot.pause()
         assert app.focused is app.screen.query_one(SpecDetail)
@@ -259,8 +250,7 @@ async def test_a_cut_tree_says_so(tmp_path: Path, monkeypatch) -> None:
     dependencies_of = deps.dependencies_of
     monkeypatch.setattr(deps, "dependencies_of", lambda index, row: dependencies_of(index, row, most=2))
     app = mirror_app(tmp_path)
-    async with app.run_test(size=TALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, TALL) as pilot:
         await open_detail_of(app, pilot, CMAKE)
         lines = pane(app)
         tree = lines.index("depends on (link/run)")
@@ -272,8 +262,7 @@ async def test_a_cut_tree_says_so(tmp_path: Path, monkeypatch) -> None:
 async def test_markup_in_a_dependency_name_is_shown_literally(tmp_path: Path, name: str) -> None:
     source = database(tmp_path / "db" / "index.json", [("app", fake_hash(1), [(name, fake_hash(2))]), (name, fake_hash(2), [])])
     app = mirror_app(tmp_path, source)
-    async with app.run_test(size=TALL) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, TALL) as pilot:
         await open_detail_of(app, pilot, fake_hash(1))
         assert f"  └ {name}@1.0 /{fake_hash(2)[:7]} [link]" in pane(app)
         await pilot.press("down", "enter")

@@ -1,7 +1,8 @@
-"""Bad input: a corpus of broken files (tests/bad_inputs/), each with the message the user
-gets (tests/bad_inputs.expected.json), and the valid rest always loads; plus the cases a
-file in the repository cannot hold (2 GB, a symlink loop, unreadable, missing are in
-test_reader.py) and faults of the on-disk index."""
+"""Bad input: a corpus of broken files (tests/fixtures/bad_inputs/), each with the message
+the user gets (tests/fixtures/bad_inputs.expected.json), and the valid rest always loads;
+plus the cases a file in the repository cannot hold (2 GB, a symlink loop, unreadable,
+missing are in test_reader.py) and faults of the on-disk index. The app's list of the
+problems: ui/test_bad_inputs_app.py."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from pathlib import Path
 
 from cachetui.cli import main
 from cachetui.service import IndexService
-from conftest import SAMPLE, SAMPLE_DATA, settle, status
+from helpers import BAD_INPUTS, BAD_INPUTS_EXPECTED, SAMPLE, SAMPLE_DATA
 
-CORPUS = Path(__file__).parent / "bad_inputs"
-EXPECTED = json.loads((Path(__file__).parent / "bad_inputs.expected.json").read_text())
+CORPUS = BAD_INPUTS
+EXPECTED = json.loads(BAD_INPUTS_EXPECTED.read_text())
 
 
 def _by_file(problems) -> dict[str, list[list[str]]]:
@@ -98,20 +99,3 @@ def test_two_processes_writing_the_on_disk_index_at_once(tmp_path):
     warm = IndexService([str(sources)], cache_dir=cache).load()
     assert warm.from_snapshot and warm.index.n_specs == SAMPLE.specs and not warm.problems
 
-
-async def test_the_app_counts_the_problems_and_lists_each_file_and_reason(tmp_path):
-    from cachetui.app import CacheTUI
-    from cachetui.screens.problems import ProblemsScreen
-
-    count = sum(len(v) for v in EXPECTED["problems"].values())
-    app = CacheTUI(service=IndexService([str(CORPUS)], cache_dir=tmp_path / "cache"))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(app, pilot)
-        assert status(app) == f"4 of 4 packages · 5 of 5 specs · {count} load problems (p)"
-        await pilot.press("p")
-        await pilot.pause()
-        assert isinstance(app.screen, ProblemsScreen)
-        painted = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-        for name in EXPECTED["problems"]:
-            assert name in painted, name
-        assert "empty file" in painted and "not UTF-8 text (bad byte at offset 15)" in painted

@@ -3,22 +3,18 @@ fixed seed. No exception may escape, the app must still be running, and afterwar
 still answer a search correctly (checked against counts read from the corpus files with
 plain json, not through cachetui).
 
-The corpus is generated once per session by benchmarks/make_corpus.py (conftest.corpus_100k).
+The corpus is generated once per session by benchmarks/make_corpus.py (the corpus_100k fixture,
+tests/conftest.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import time
-import unicodedata
 from collections import Counter
 from pathlib import Path
 
-import pytest
-from textual import events
-from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.widgets import Input
 
 from cachetui.app import CacheTUI
@@ -29,7 +25,7 @@ from cachetui.widgets.candidate_list import CandidateList
 from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_list import SpecList
-from conftest import CORPUS_PACKAGES, CORPUS_SPECS, settle, status
+from helpers import CORPUS_PACKAGES, CORPUS_SPECS, loaded_at, settle, status, type_key
 
 SPECS, PACKAGES = CORPUS_SPECS, CORPUS_PACKAGES
 SEED = 6
@@ -57,27 +53,6 @@ def spec_details(summary: Path) -> list[dict]:
         if line.startswith("spec_details: "):
             return json.loads(line[len("spec_details: "):])
     raise AssertionError(f"{summary}: no spec_details line")
-
-
-def key_event(key: str) -> events.Key:
-    """The Key event `pilot.press(key)` sends (as textual.app.App._press_keys makes it)."""
-    if len(key) == 1 and not key.isalnum():
-        key = _character_to_key(key)
-    try:
-        char = unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
-    except KeyError:
-        char = key if len(key) == 1 else None
-    return events.Key(key, char)
-
-
-async def type_key(app, key: str) -> None:
-    """Send a key the way pilot.press does, through the driver, without its two idle waits
-    of at least 20 ms each (10,000 keys would take 13 minutes): keys arrive as from a fast
-    typist, and the pauses between bursts let the app catch up."""
-    event = key_event(key)
-    event.set_sender(app)
-    app._driver.send_message(event)
-    await asyncio.sleep(0)
 
 
 def keys_for(rng: random.Random, count: int) -> list[str]:
@@ -200,8 +175,7 @@ async def test_a_choice_that_arrives_after_the_candidates_changed_is_not_a_crash
     handles the first, so the list's Selected(index) can arrive after typing emptied the list.
     Here the same order, made deterministic: enter on the list, then the list changes."""
     app = CacheTUI()  # the bundled sample data
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("ctrl+g", "a")
         lookup = app.screen
         assert isinstance(lookup, HashLookupScreen)

@@ -1,6 +1,6 @@
 """Every file Spack writes, read as Spack reads it: for each Spack-written source in
 ../shared/real/spack, the specs, their fields and their dependencies equal what Spack 1.x
-answered about them (expected/*.json)."""
+answered about them (expected/*.json). In the app: ui/test_spack_readers_app.py."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from cachetui.service import IndexService
 from cachetui.sources import read_file
 from cachetui.sources.database import NODE_KINDS, deptype_names
 from cachetui.spack_format import compiler_texts
+from helpers import SPACK_REAL
 
-REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "real" / "spack"
+REAL = SPACK_REAL
 pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real/spack is not beside the repository")
 
 SOURCES = REAL / "sources"
@@ -179,40 +180,3 @@ def test_a_compiler_no_record_holds_is_named_by_its_edge(tmp_path: Path) -> None
     assert with_c and all(index.field("compiler", row) == "gcc" for row in with_c)
     assert all(compiler_texts(index, row) == ["%c=gcc"] or compiler_texts(index, row) == ["%c,cxx=gcc"] for row in with_c)
 
-
-async def test_the_app_shows_installed_specs_apart_with_a_facet() -> None:
-    from conftest import settle, status
-
-    from cachetui.app import CacheTUI
-    from cachetui.widgets.facet_sidebar import FacetSidebar
-    from cachetui.widgets.spec_list import SpecList
-
-    app = CacheTUI([str(SOURCES / "install-db"), str(SOURCES / "v2-unsigned")])
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        sidebar = app.screen.query_one(FacetSidebar)
-        assert sidebar.counts["kind"] == {"binary": 6, "installed": 6}
-        sidebar.focus()
-        sidebar.cursor = sidebar.lines.index(("kind", "installed"))
-        await pilot.press("space")
-        await settle(app, pilot)
-        assert status(app).endswith("· 6 of 12 specs")
-        specs = app.screen.query_one(SpecList)
-        specs.focus()
-        await settle(app, pilot)
-        painted = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-        assert "installed (a local install database lists it)" in str(app.screen.query_one("#detail-body").render())
-        assert painted.count(" installed") >= 2  # the list's line says so too, beside the facet
-
-
-async def test_the_kind_facet_stays_out_of_the_way_when_all_are_binaries() -> None:
-    from conftest import settle
-
-    from cachetui.app import CacheTUI
-    from cachetui.widgets.facet_sidebar import FacetSidebar
-
-    app = CacheTUI([str(SOURCES / "v2-unsigned")])
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        sidebar = app.screen.query_one(FacetSidebar)
-        assert sidebar.lines and all(facet != "kind" for facet, _ in sidebar.lines)

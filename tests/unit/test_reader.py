@@ -14,7 +14,7 @@ from cachetui import sources
 from cachetui.model import LoadProblem, Spec
 from cachetui.service import IndexService
 from cachetui.sources import discover, read_file
-from conftest import SAMPLE_FILES, SHARED_SEEDS, fake_hash, record, write_summary
+from helpers import SAMPLE_FILES, SHARED_SEEDS, fake_hash, record, write_summary
 
 def load(*paths) -> tuple[list[Spec], list[LoadProblem]]:
     """Specs as the index shows them (normalised), and every load problem."""

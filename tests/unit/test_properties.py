@@ -48,10 +48,8 @@ from cachetui.sources.mirror import index_blob_of
 from cachetui.sources.resolve import resolve
 from cachetui.sources.specfile import read_spec_file
 from cachetui.sources.summary import UNTAGGED, NotASummary, OlderPage, SummaryFile, read_summary
-from conftest import fake_hash
+from helpers import BUILDCACHE, SAMPLE_DATA, fake_hash
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "buildcache"
 HASH_RE = re.compile(r"[a-z2-7]{32}")
 B32 = "abcdefghijklmnopqrstuvwxyz234567"
 
@@ -457,8 +455,8 @@ def mutated(draw, data: bytes) -> bytes:
 
 
 def _seed_files() -> list[Path]:
-    files = [p for p in sorted(FIXTURES.rglob("*")) if p.is_file() and p.name != "README.md"]
-    return files + sorted((ROOT / "sample_data").rglob("specs.md"))
+    files = [p for p in sorted(BUILDCACHE.rglob("*")) if p.is_file() and p.name != "README.md"]
+    return files + sorted(SAMPLE_DATA.rglob("specs.md"))
 
 
 SEEDS = _seed_files()
@@ -821,7 +819,7 @@ def tag_map(draw) -> bytes:
 
 
 @fuzz(50)
-@example(cases=[("index.json", {"index.json": BAD_UTF8_DATABASE}), ("develop/zlib/specs.md", {"develop/zlib/specs.md": (ROOT / "sample_data" / "develop" / "py-mpi4py" / "specs.md").read_bytes()})], the_map=None)
+@example(cases=[("index.json", {"index.json": BAD_UTF8_DATABASE}), ("develop/zlib/specs.md", {"develop/zlib/specs.md": (SAMPLE_DATA / "develop" / "py-mpi4py" / "specs.md").read_bytes()})], the_map=None)
 @given(cases=st.lists(file_cases, min_size=1, max_size=4), the_map=st.one_of(st.none(), tag_map()))
 def test_whole_pipeline_never_raises_and_counts_add_up(cases: list[Case], the_map: bytes | None) -> None:
     """A tree of generated files (and maybe a tag map naming parts of it) through resolve,
@@ -937,7 +935,7 @@ def test_hash_prefixes_raise_only_hash_prefix_error(text: str) -> None:
 @lru_cache(maxsize=1)
 def small_index() -> Index:
     """The sample data and the local build-cache fixtures (not the tag map: it names s3://)."""
-    sources = [str(ROOT / "sample_data")] + [str(p) for p in sorted(FIXTURES.iterdir()) if p.is_dir() and p.name != "tag-map"]
+    sources = [str(SAMPLE_DATA)] + [str(p) for p in sorted(BUILDCACHE.iterdir()) if p.is_dir() and p.name != "tag-map"]
     report = IndexService(sources, use_cache=False).load()
     assert report.index.n_specs > 20
     return report.index

@@ -8,7 +8,6 @@ import io
 import json
 import re
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +18,9 @@ from cachetui.index.query import parse_query
 from cachetui.output import write_spec_lines
 from cachetui.service import IndexService
 from cachetui.spack_format import compiler_texts, variants_text
+from helpers import SPACK_REAL
 
-REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "real" / "spack"
+REAL = SPACK_REAL
 pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real/spack is not beside the repository")
 
 QUERIES = json.loads((REAL / "queries.json").read_text()) if REAL.is_dir() else {"queries": {}, "mirror": ""}

@@ -11,7 +11,7 @@ import pytest
 
 from cachetui import __version__
 from cachetui.cli import main
-from conftest import SAMPLE, SAMPLE_FILES, fake_hash, raw_front_matter, record, write_summary
+from helpers import BUILDCACHE, SAMPLE, SAMPLE_FILES, fake_hash, raw_front_matter, record, write_summary
 
 SPEC_KEYS = {"package", "version", "compiler", "platform", "os", "target", "hash", "variants", "stacks", "tag", "size", "tarball", "source", "kind"}
 
@@ -226,7 +226,6 @@ def test_lookup_takes_a_pasted_log_line(capsys) -> None:
 
 # -- deps -------------------------------------------------------------------------------
 
-BUILDCACHE = Path(__file__).parent / "fixtures" / "buildcache"
 
 
 def _hash_of(fixture: str, name: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
 from cachetui.index.highlight import highlight_for
-from conftest import fake_hash
+from helpers import fake_hash
 
 FULL = fake_hash(9, "2feova4")
 

@@ -14,7 +14,7 @@ from cachetui.index import snapshot
 from cachetui.service import IndexService
 from cachetui.sources import discover_stamped
 from cachetui.index.store import Index
-from conftest import fake_hash, raw_front_matter, record, write_summary
+from helpers import fake_hash, raw_front_matter, record, write_summary
 
 
 def tree(root: Path) -> Path:

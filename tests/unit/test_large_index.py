@@ -11,8 +11,8 @@ import pytest
 
 from cachetui.service import IndexService
 from cachetui.sources import parallel, split
+from helpers import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from cachetui.widgets.facet_sidebar import FacetSidebar
 from cachetui.widgets.line_list import LineList
 from cachetui.widgets.package_list import PackageList
 from cachetui.widgets.spec_list import SpecList
-from conftest import SAMPLE, fake_hash, record, settle, status, write_summary
+from helpers import SAMPLE, fake_hash, loaded_at, record, screen_lines, screen_strips, screen_text, settle, status, type_key, write_summary
 
 SIZE = (120, 40)
 
@@ -32,11 +32,6 @@ def listed(app) -> list[str]:
     return [app.service.index.packages[p] for p in packages.packages]
 
 
-def painted(app) -> str:
-    """The text of the whole screen as the terminal would show it."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
 async def focus_facet(app, pilot, facet: str, value: str) -> None:
     sidebar = app.screen.query_one(FacetSidebar)
     sidebar.focus()
@@ -46,8 +41,7 @@ async def focus_facet(app, pilot, facet: str, value: str) -> None:
 
 async def test_status_line_after_load() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE):
         assert status(app) == SAMPLE.status()
         assert listed(app) == SAMPLE.packages
         assert app.focused is app.screen.query_one(PackageList)
@@ -55,8 +49,7 @@ async def test_status_line_after_load() -> None:
 
 async def test_search_narrows_the_list_and_status() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", *"safet")
         await settle(app, pilot)
         n = SAMPLE.specs_of["py-safetensors"]
@@ -70,8 +63,7 @@ async def test_search_narrows_the_list_and_status() -> None:
 
 async def test_typo_search_finds_mpi4py() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", *"pymp4py")
         await settle(app, pilot)
         assert listed(app)[0] == "py-mpi4py"
@@ -79,8 +71,7 @@ async def test_typo_search_finds_mpi4py() -> None:
 
 async def test_facet_toggle_changes_list_counts_and_other_facets(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         sidebar = app.screen.query_one(FacetSidebar)
         assert status(app) == "3 of 3 packages · 7 of 7 specs"
         await focus_facet(app, pilot, "os", "ubuntu22.04")
@@ -106,8 +97,7 @@ async def test_facet_toggle_changes_list_counts_and_other_facets(synthetic: Path
 
 async def test_facet_toggle_by_mouse(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         sidebar = app.screen.query_one(FacetSidebar)
         line = sidebar.lines.index(("platform", "darwin"))
         await pilot.click(FacetSidebar, offset=(3, line + 1))  # +1: the border
@@ -117,8 +107,7 @@ async def test_facet_toggle_by_mouse(synthetic: Path) -> None:
 
 async def test_moving_the_highlight_updates_the_detail_pane() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         index = app.service.index
         specs = app.screen.query_one(SpecList)
         first, second = specs.rows[0], specs.rows[1]
@@ -143,8 +132,7 @@ async def test_detail_shows_every_field(tmp_path: Path) -> None:
     write_summary(tmp_path / "p.md", "pkg", [record(fake_hash(1), "2.0", variants=("+mpi", "~cuda", "libs=shared,static"),
                                                     stacks=("e4s", "root"), size=2048, tarball="https://binaries.example/x.spack")])
     app = CacheTUI([str(tmp_path)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE):
         text = detail(app)
         for expected in (fake_hash(1), "pkg@2.0", "gcc@13.2.0", "linux-ubuntu24.04-x86_64_v3", "+mpi", "~cuda",
                          "libs=shared,static", "e4s", "root", "2.0 KiB", "develop", "https://binaries.example/x.spack",
@@ -154,8 +142,7 @@ async def test_detail_shows_every_field(tmp_path: Path) -> None:
 
 async def test_hash_lookup_jumps_to_the_spec() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", *"/2feova4", "enter")
         await settle(app, pilot)
         packages, specs = app.screen.query_one(PackageList), app.screen.query_one(SpecList)
@@ -167,8 +154,7 @@ async def test_hash_lookup_jumps_to_the_spec() -> None:
 
 async def test_hash_lookup_clears_filters_that_hide_the_spec(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await focus_facet(app, pilot, "os", "sequoia")
         await pilot.press("space")
         await settle(app, pilot)
@@ -183,8 +169,7 @@ async def test_hash_lookup_clears_filters_that_hide_the_spec(synthetic: Path) ->
 
 async def test_ambiguous_hash_offers_a_choice(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", *"/aaa", "enter")
         await settle(app, pilot)
         assert isinstance(app.screen, HashLookupScreen)
@@ -196,26 +181,24 @@ async def test_ambiguous_hash_offers_a_choice(synthetic: Path) -> None:
 
 async def test_missing_hash_says_so() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", *"/zzzzzz", "enter")
         await settle(app, pilot)
-        assert "no match" in painted(app)  # the hint under the search box
+        assert "no match" in screen_text(app)  # the hint under the search box
         # Textual keeps no public list of notifications; toasts are not in the headless paint.
         assert any("No spec has a hash starting with /zzzzzz" in n.message for n in app._notifications)
 
 
 async def test_help_lists_every_binding() -> None:
     app = CacheTUI()
-    async with app.run_test(size=(120, 60)) as pilot:  # tall enough for every line at once
-        await settle(app, pilot)
+    async with loaded_at(app, (120, 60)) as pilot:  # tall enough for every line at once
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        lines = painted(app).splitlines()
+        lines = screen_lines(app)
         for _ in range(4):  # and what scrolling down shows
             await pilot.press("pagedown")
-            lines += painted(app).splitlines()
+            lines += screen_lines(app)
         entries = key_entries(HELP_OWNERS)
         assert len(entries) >= 14
         for entry in entries:
@@ -227,8 +210,7 @@ async def test_help_lists_every_binding() -> None:
 
 async def test_slash_focuses_search_and_tab_moves_between_panes() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash")
         assert app.focused.id == "search"
         order = []
@@ -242,8 +224,7 @@ async def test_slash_focuses_search_and_tab_moves_between_panes() -> None:
 
 async def test_q_quits_outside_the_search_box_and_is_typed_inside_it() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", "q", "question_mark", "j")
         assert app.screen.query_one("#search").value == "q?j" and app.is_running
         await pilot.press("escape", "q")
@@ -253,8 +234,7 @@ async def test_q_quits_outside_the_search_box_and_is_typed_inside_it() -> None:
 
 async def test_ctrl_q_quits_from_the_search_box() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", "ctrl+q")
         await pilot.pause()
     assert not app.is_running
@@ -264,11 +244,10 @@ async def test_markup_in_data_is_shown_literally(tmp_path: Path) -> None:
     name = "[bold red]evil[/] [@click=app.quit]x"
     write_summary(tmp_path / "p.md", name, [record(fake_hash(1), stacks=("[link=http://x]s[/link]",))])
     app = CacheTUI([str(tmp_path)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         assert listed(app) == [name]
         assert name in detail(app) and "[link=http://x]s[/link]" in detail(app)
-        assert "[bold red]evil" in painted(app)
+        assert "[bold red]evil" in screen_text(app)
         await pilot.press("slash", *"evil")
         await settle(app, pilot)
         assert app.is_running and status(app) == "1 of 1 packages · 1 of 1 specs"
@@ -277,13 +256,12 @@ async def test_markup_in_data_is_shown_literally(tmp_path: Path) -> None:
 async def test_load_problems_are_counted_in_the_status_line(synthetic: Path) -> None:
     (synthetic / "broken.md").write_text("---\nspec_details: [\n---\n")
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         assert status(app) == "3 of 3 packages · 7 of 7 specs · 1 load problems (p)"
         await pilot.press("p")
         await pilot.pause()
         assert isinstance(app.screen, ProblemsScreen)
-        text = painted(app)
+        text = screen_text(app)
         assert "broken.md" in text and "error" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, ProblemsScreen)
@@ -292,23 +270,21 @@ async def test_load_problems_are_counted_in_the_status_line(synthetic: Path) -> 
 async def test_markup_in_a_border_title_cannot_crash_or_style(tmp_path: Path) -> None:
     write_summary(tmp_path / "p.md", "a[/]b[/nope]", [record(fake_hash(1))])
     app = CacheTUI([str(tmp_path)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        assert app.is_running and "Specs of a[/]b[/nope]" in painted(app)
+    async with loaded_at(app, SIZE):
+        assert app.is_running and "Specs of a[/]b[/nope]" in screen_text(app)
 
 
 def _bold_lines(app, widget) -> list[str]:
     """Painted lines inside `widget` that carry the cursor's bold style."""
     region = widget.content_region
-    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    strips = screen_strips(app)[region.y : region.bottom]
     cropped = [strip.crop(region.x, region.right) for strip in strips]
     return [strip.text for strip in cropped if any(seg.style and seg.style.bold for seg in strip)]
 
 
 async def test_cursor_repaints_when_the_list_is_scrolled() -> None:
     app = CacheTUI()
-    async with app.run_test(size=(100, 24)) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, (100, 24)) as pilot:
         specs = app.screen.query_one(SpecList)
         specs.focus()
         await pilot.press("G")
@@ -324,8 +300,7 @@ async def test_cursor_repaints_when_the_list_is_scrolled() -> None:
 
 async def test_double_slash_still_looks_up() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         search = app.screen.query_one("#search")
         search.focus()
         await pilot.press("slash", *"/2feova4", "enter")  # `/` typed while already in the box
@@ -337,14 +312,13 @@ async def test_double_slash_still_looks_up() -> None:
 def _bar_column(app, widget) -> str:
     """The painted last column of `widget`'s content: its scroll bar."""
     region = widget.content_region
-    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    strips = screen_strips(app)[region.y : region.bottom]
     return "".join(strip.crop(region.right - 1, region.right).text for strip in strips)
 
 
 async def test_scroll_bar_follows_the_list_and_a_click_on_it_scrolls() -> None:
     app = CacheTUI()
-    async with app.run_test(size=(100, 24)) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, (100, 24)) as pilot:
         specs = app.screen.query_one(SpecList)
         height = specs.content_region.height
         assert specs.count > height  # the sample's largest package overflows this terminal
@@ -370,19 +344,18 @@ async def test_scroll_bar_follows_the_list_and_a_click_on_it_scrolls() -> None:
 async def test_partial_repaints_leave_no_stale_line(synthetic: Path) -> None:
     """Lists repaint only the lines that changed; the screen must equal a full repaint."""
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         for query in ("zl", "z", "", "py", "zlib-ng", ""):
             app.screen.query_one("#search").value = query
             await settle(app, pilot)
             await focus_facet(app, pilot, "os", "ubuntu22.04")
             await pilot.press("space")  # on, then off at the next query
             await settle(app, pilot)
-            partial = painted(app)
+            partial = screen_text(app)
             for widget in app.screen.query(LineList):
                 widget.refresh()  # forget every painted line
             await pilot.pause()
-            assert painted(app) == partial, query
+            assert screen_text(app) == partial, query
 
 
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])
@@ -391,8 +364,7 @@ async def test_framed_rows_paint_as_textual_would(synthetic: Path, size: tuple[i
     from textual._styles_cache import StylesCache
 
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=size) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, size) as pilot:
         lists = list(app.screen.query(LineList))
         for focused in lists:  # each list focused in turn: border colours and cursor styles differ
             focused.focus()
@@ -400,12 +372,12 @@ async def test_framed_rows_paint_as_textual_would(synthetic: Path, size: tuple[i
             for widget in lists:
                 widget.refresh()
             await pilot.pause()
-            framed = app.screen._compositor.render_strips()
+            framed = screen_strips(app)
             for widget in lists:
                 widget._styles_cache = StylesCache()
                 widget.refresh()
             await pilot.pause()
-            assert app.screen._compositor.render_strips() == framed, focused.id
+            assert screen_strips(app) == framed, focused.id
             for widget in lists:
                 widget._styles_cache = type(widget)()._styles_cache
                 widget.refresh()
@@ -423,8 +395,7 @@ async def test_dragging_the_scroll_bar_never_chooses_a_row() -> None:
     from textual import events
 
     app = CacheTUI()
-    async with app.run_test(size=(120, 24)) as pilot:  # wide: the filters show
-        await settle(app, pilot)
+    async with loaded_at(app, (120, 24)) as pilot:  # wide: the filters show
         sidebar = app.screen.query_one(FacetSidebar)
         assert sidebar.count > sidebar.content_region.height  # it has a bar
         bar_x = sidebar.content_region.right - 1 - sidebar.region.x
@@ -449,8 +420,7 @@ async def test_dragging_the_scroll_bar_never_chooses_a_row() -> None:
 
 async def test_spec_syntax_in_the_search_box_and_an_error_keeps_the_last_result() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         on_ubuntu = [r for r in SAMPLE.records if r["os"] == "ubuntu24.04"]
         with_gcc = [r for r in on_ubuntu if r["compiler"].replace("@=", "@").startswith("gcc@")]
         await pilot.press("slash", *"os=ubuntu24.04 %gcc")
@@ -476,15 +446,14 @@ async def test_spec_syntax_in_the_search_box_and_an_error_keeps_the_last_result(
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])
 async def test_a_query_read_the_spack_0x_way_offers_the_one_that_matches(size) -> None:
     app = CacheTUI()
-    async with app.run_test(size=size) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, size) as pilot:
         await pilot.press("slash", *"py-mpi4py %gcc@11 os=ubuntu22.04")  # os= binds to gcc in Spack 1.x
         await settle(app, pilot)
         search = app.screen.query_one("#search")
         assert status(app).startswith("0 of ") and not search.has_class("-invalid")
         assert str(search.border_subtitle) == "did you mean: py-mpi4py os=ubuntu22.04 %gcc@11"
         assert status(app).endswith(" specs · try: py-mpi4py os=ubuntu22.04 %gcc@11")
-        assert " specs · try: py-mpi4py os=ubuntu22.04 %gcc@11" in painted(app)  # in full, at 80x24 too
+        assert " specs · try: py-mpi4py os=ubuntu22.04 %gcc@11" in screen_text(app)  # in full, at 80x24 too
 
 
 def underlined(line_list: LineList, y: int) -> list[str]:
@@ -511,8 +480,7 @@ def two_tags(tmp_path: Path) -> Path:
 
 async def test_go_to_hash_key_works_from_the_search_box_and_lists_candidates_across_tags(tmp_path: Path) -> None:
     app = CacheTUI([str(two_tags(tmp_path))])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", *"zst", "ctrl+g")  # the key works while typing a search
         assert isinstance(app.screen, HashLookupScreen)
         await pilot.press(*"KKK")
@@ -525,7 +493,7 @@ async def test_go_to_hash_key_works_from_the_search_box_and_lists_candidates_acr
             f"zlib@1.3.1 arch=linux-ubuntu24.04-x86_64_v3 %gcc@13.2.0 /{fake_hash(2, 'kkkm')}  develop",
         ])
         assert all(underlined(candidates, y) == ["kkk"] for y in range(3))  # the typed prefix, marked
-        assert "3 specs in 2 tags have a hash starting with /kkk" in painted(app)
+        assert "3 specs in 2 tags have a hash starting with /kkk" in screen_text(app)
         await pilot.press("enter")  # several: enter moves to the list to choose
         assert app.focused is candidates
         index = app.service.index
@@ -543,12 +511,11 @@ async def test_go_to_hash_key_works_from_the_search_box_and_lists_candidates_acr
 
 async def test_go_to_hash_takes_a_pasted_log_line_and_escape_goes_nowhere(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("ctrl+g")
         await pilot.press(*"zzzz")
         await pilot.pause()
-        assert "No spec has a hash starting with /zzzz" in painted(app)
+        assert "No spec has a hash starting with /zzzz" in screen_text(app)
         await pilot.press("escape")
         assert not isinstance(app.screen, HashLookupScreen) and status(app) == "3 of 3 packages · 7 of 7 specs"
         await pilot.press("question_mark", "ctrl+g")  # from the help too: it closes, the lookup opens
@@ -558,7 +525,7 @@ async def test_go_to_hash_takes_a_pasted_log_line_and_escape_goes_nowhere(synthe
         log_line = f"==> Installing zlib-ng-2.2.1-{fake_hash(4, 'cccc').upper()} [4/9]"
         app.screen.query_one("#lookup-prefix").post_message(events.Paste(log_line))  # as a terminal sends a paste
         await pilot.pause()
-        assert f"1 spec has a hash starting with /{fake_hash(4, 'cccc')}" in painted(app)
+        assert f"1 spec has a hash starting with /{fake_hash(4, 'cccc')}" in screen_text(app)
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.service.index.hashes[app.screen.query_one(SpecList).highlighted_row] == fake_hash(4, "cccc")
@@ -566,8 +533,7 @@ async def test_go_to_hash_takes_a_pasted_log_line_and_escape_goes_nowhere(synthe
 
 async def test_a_hash_prefix_in_the_search_box_filters_as_typed(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         search = app.screen.query_one("#search")
         await pilot.press("slash", "slash")
         await settle(app, pilot)
@@ -595,8 +561,7 @@ def detail_marks(app) -> list[str]:
 
 async def test_matching_text_is_highlighted_in_every_pane() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", *"mpi4 os=ubuntu22.04 stack=hep build_system=python_pip %gcc@11")
         await settle(app, pilot)
         assert listed(app) == ["py-mpi4py"]
@@ -623,8 +588,7 @@ async def test_a_wide_named_candidate_keeps_its_hash_and_tag(tmp_path: Path) -> 
     write_summary(tmp_path / "a.md", "日本語パッケージ名前テ", [record(fake_hash(1, "kkkk"))])
     write_summary(tmp_path / "b.md", "zlib", [record(fake_hash(2, "kkkm"))], tag="v1.0")
     app = CacheTUI([str(tmp_path)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("ctrl+g", *"kkk")
         await pilot.pause()
         candidates = app.screen.query_one("#candidates")
@@ -635,8 +599,7 @@ async def test_a_wide_named_candidate_keeps_its_hash_and_tag(tmp_path: Path) -> 
 
 async def test_enter_on_a_hash_prefix_goes_where_the_hint_counts(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await focus_facet(app, pilot, "os", "ubuntu24.04")
         await pilot.press("space", "slash", *"/aaa")
         await settle(app, pilot)
@@ -649,8 +612,7 @@ async def test_enter_on_a_hash_prefix_goes_where_the_hint_counts(synthetic: Path
 
 async def test_going_to_a_hash_clears_only_what_hides_it(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await focus_facet(app, pilot, "os", "ubuntu22.04")
         await pilot.press("space", "slash", *"zlib-ng", "ctrl+g", *"aaaa", "enter")
         await settle(app, pilot)
@@ -663,8 +625,7 @@ async def test_going_to_a_hash_clears_only_what_hides_it(synthetic: Path) -> Non
 
 async def test_a_slash_inside_a_value_is_not_a_hash_hint() -> None:
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("slash", *"tag=develop/")
         await settle(app, pilot)
         search = app.screen.query_one("#search")
@@ -675,8 +636,7 @@ async def test_a_burst_of_enters_on_a_filter_header_folds_it_and_toggles_nothing
     """Two enters arrive before the first is handled: the first folds the section, so the
     position the second chose is another line by then; it is ignored, not a crash or a toggle."""
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         sidebar = app.screen.query_one(FacetSidebar)
         sidebar.focus()
         last = len(sidebar.lines) - 1
@@ -695,8 +655,7 @@ async def test_two_closing_keys_at_once_close_only_the_screen_on_top(keys: list[
     from cachetui.screens.main import MainScreen
 
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press(*keys)
         await pilot.pause()
         screen = app.screen
@@ -711,11 +670,9 @@ async def test_the_palette_survives_keys_in_a_burst() -> None:
     """Page down before the palette's list has laid out its lines raised KeyError inside
     Textual (the monkey test found it); a second escape closed the main screen too."""
     from cachetui.screens.main import MainScreen
-    from test_monkey import type_key
 
     app = CacheTUI()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         for key in ["ctrl+p", "a", "down", "pagedown", "pagedown", "b", "pagedown", "pagedown", "backspace", "pagedown", "pageup", "pagedown"]:
             await type_key(app, key)  # as fast as keys arrive in one read
         await pilot.pause(0.3)

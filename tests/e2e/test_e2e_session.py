@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLE
-from test_e2e_tmux import FILTERS_PANE, INSTALLED, WIDE, Terminal, pane_title, shows
+from helpers import FILTERS_PANE, INSTALLED, SAMPLE, WIDE, Terminal, pane_title, shows
 
 pytestmark = pytest.mark.e2e
 

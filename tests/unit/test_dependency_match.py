@@ -11,9 +11,9 @@ import pytest
 from cachetui.index.dependency_match import _reaching
 from cachetui.service import IndexService
 from cachetui.sources.database import LINK, RUN
+from helpers import BUILDCACHE, SPACK_REAL
 
-BUILDCACHE = Path(__file__).parent / "fixtures" / "buildcache"
-V3_RICH = Path(__file__).resolve().parent.parent.parent / "shared" / "real" / "spack" / "sources" / "v3-rich"  # deep: 151 records
+V3_RICH = SPACK_REAL / "sources" / "v3-rich"  # deep: 151 records
 
 
 def plain_reaching(graph, seeds: set[int], link_run: np.ndarray) -> set[int]:

@@ -12,7 +12,7 @@ from cachetui.index.fuzzy import NameRanker
 from cachetui.index.hashes import HashPrefixError
 from cachetui.index.store import Index
 from cachetui.service import IndexService
-from conftest import fake_hash
+from helpers import fake_hash, record, write_summary
 
 
 def load(*sources: str) -> Index:
@@ -175,8 +175,6 @@ def test_malformed_prefix_is_an_error(sample: Index, bad: str) -> None:
 
 
 def test_same_hash_in_two_tags_is_kept_per_tag(tmp_path: Path) -> None:
-    from conftest import record, write_summary
-
     digest = fake_hash(42)
     write_summary(tmp_path / "a" / "x.md", "pkg", [record(digest)], tag="develop")
     write_summary(tmp_path / "b" / "x.md", "pkg", [record(digest)], tag="v1.0.0")
@@ -187,8 +185,6 @@ def test_same_hash_in_two_tags_is_kept_per_tag(tmp_path: Path) -> None:
 
 
 def test_values_only_in_dropped_duplicates_are_not_facets(tmp_path: Path) -> None:
-    from conftest import record, write_summary
-
     digest = fake_hash(42)
     write_summary(tmp_path / "a" / "x.md", "pkg", [record(digest, os="rhel8")])
     write_summary(tmp_path / "b" / "x.md", "pkg", [record(digest, os="centos7")])  # same hash and tag: dropped
@@ -199,8 +195,6 @@ def test_values_only_in_dropped_duplicates_are_not_facets(tmp_path: Path) -> Non
 
 def test_duplicates_keep_the_first_in_file_order_among_lookalike_hashes(tmp_path: Path) -> None:
     """Hashes sharing their first 8 characters sort together; only a full match is a duplicate."""
-    from conftest import record, write_summary
-
     same_start = [fake_hash(n, "abcdefgh") for n in (1, 2, 3)]
     write_summary(tmp_path / "a" / "x.md", "pkg", [record(same_start[0], os="rhel8"), record(same_start[1])])
     write_summary(tmp_path / "b" / "x.md", "pkg", [record(same_start[2]), record(same_start[0], os="centos7")])
@@ -217,7 +211,6 @@ def test_rows_are_in_display_order_and_every_hash_is_found(tmp_path: Path) -> No
     """Packages by name; within one, tag, newest version, os, target, compiler, then hash."""
     import random
 
-    from conftest import record, write_summary
     from cachetui.index.versions import version_key
 
     rng = random.Random(7)
@@ -260,8 +253,6 @@ def _snapshot(index: Index) -> tuple:
 def test_loader_processes_build_the_same_index_as_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from cachetui import sources
     from cachetui.sources import parallel as parallel_module
-    from conftest import record, write_summary
-
     for p in range(12):
         write_summary(tmp_path / f"p{p:02d}" / "specs.md", f"pkg{p:02d}", [record(fake_hash(p * 100 + i), f"1.{i % 3}", os=("rhel8", "sequoia")[i % 2]) for i in range(p + 1)])
     serial = IndexService([str(tmp_path)]).load()
@@ -279,8 +270,6 @@ def test_a_broken_loader_pool_falls_back_to_reading_in_process(tmp_path: Path, m
 
     from cachetui import sources
     from cachetui.sources import parallel as parallel_module
-    from conftest import record, write_summary
-
     for p in range(5):
         write_summary(tmp_path / f"p{p}" / "specs.md", f"pkg{p}", [record(fake_hash(p))])
 
@@ -300,8 +289,6 @@ def test_loader_processes_start_under_a_replaced_stderr(tmp_path: Path) -> None:
     # app must still use the loader processes (a fresh interpreter: no tracker running yet).
     import subprocess
     import sys
-
-    from conftest import record, write_summary
 
     for p in range(6):
         write_summary(tmp_path / f"p{p}" / "specs.md", f"pkg{p}", [record(fake_hash(p))])
@@ -340,8 +327,6 @@ def test_one_or_two_characters_match_only_as_substrings() -> None:
 
 
 def test_a_query_matching_every_package_still_ranks_the_exact_name_first(tmp_path: Path) -> None:
-    from conftest import record, write_summary
-
     write_summary(tmp_path / "develop" / "abc-x" / "specs.md", "abc-x", [record(fake_hash(1))])
     write_summary(tmp_path / "develop" / "x" / "specs.md", "x", [record(fake_hash(2))])
     index = IndexService([str(tmp_path)], use_cache=False).load().index
