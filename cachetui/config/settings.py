@@ -9,7 +9,7 @@ COLORS = ("auto", "256", "truecolor", "none")
 KEYS = ("sources", "theme", "color", "mouse", "pager", "keymap")
 
 ORIGIN_DEFAULT = "default"
-DEFAULT_THEME = "textual-dark"  # legible in 256 colours (tests/test_session.py)
+DEFAULT_THEME = "textual-dark"  # legible in 256 colours (tests/ui/test_session.py)
 ORIGIN_COMMAND_LINE = "command line"
 ORIGIN_PAGER_ENV = "$PAGER"
 

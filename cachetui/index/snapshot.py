@@ -333,5 +333,5 @@ def _unchanged(stamps: Any) -> bool:
         return False
 
 
-# tests/test_snapshot.py reads a mapped file's parts by the name this had here.
+# tests/unit/test_snapshot.py reads a mapped file's parts by the name this had here.
 _parts = index_parts

@@ -6,11 +6,9 @@ reason; the rest still loads.
 
 from __future__ import annotations
 
-import builtins
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
 
 from cachetui.model import LoadProblem
 from cachetui.sources.clearsign import strip_clearsign
@@ -50,7 +48,7 @@ def read_file(
             return None, [
                 LoadProblem(name, "not a regular file (a pipe, socket or device?); skipped")
             ]
-        with _opened(path) as handle:
+        with open(path, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
             kind = kind_of(head)
             limit = (
@@ -84,15 +82,6 @@ def read_file(
     if data[:3] == b"\xef\xbb\xbf" and kind != "text":
         data = data[3:]  # a byte-order mark before JSON
     return _read_as(kind, data, path, origin, name)
-
-
-def _opened(path: str) -> BinaryIO:
-    """`path`, open to read. `open` is looked up in the package at each call (once a file):
-    tests simulate an OS refusal by patching `cachetui.sources.open`, the name read_file
-    used when it was defined in the package's __init__."""
-    import cachetui.sources as package  # (imported by now: this module is part of it)
-
-    return getattr(package, "open", builtins.open)(path, "rb")
 
 
 def _inflated(path: str, name: str) -> tuple[bytes, LoadProblem | None]:

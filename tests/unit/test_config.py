@@ -76,24 +76,51 @@ def test_a_full_file_gives_every_value_and_where_it_came_from(tmp_path: Path, ho
     path = write(tmp_path, FULL)
     config = load(path)
     assert config.problems == []
-    assert config.sources == [str(home / "spack-cache" / "develop"), "https://binaries.spack.io/develop/"]
-    assert (config.theme, config.color, config.mouse, config.pager) == ("textual-dark", "truecolor", False, "less -R")
+    assert config.sources == [
+        str(home / "spack-cache" / "develop"),
+        "https://binaries.spack.io/develop/",
+    ]
+    assert (config.theme, config.color, config.mouse, config.pager) == (
+        "textual-dark",
+        "truecolor",
+        False,
+        "less -R",
+    )
     assert config.keymap == {"copy-hash": "c", "toggle-filters": "f2,ctrl+b"}
     assert config.path == path
-    for key in ("sources", "theme", "color", "mouse", "pager", "keymap.copy-hash", "keymap.toggle-filters"):
+    for key in (
+        "sources",
+        "theme",
+        "color",
+        "mouse",
+        "pager",
+        "keymap.copy-hash",
+        "keymap.toggle-filters",
+    ):
         assert config.origin(key) == str(path), key
 
 
 def test_an_empty_file_gives_the_defaults(tmp_path: Path) -> None:
     config = load(write(tmp_path, ""))
     assert config.problems == []
-    assert (config.sources, config.theme, config.color, config.mouse, config.pager, config.keymap) == ([], None, "auto", True, None, {})
-    assert all(config.origin(key) == "default" for key in ("sources", "theme", "color", "mouse", "pager"))
+    assert (
+        config.sources,
+        config.theme,
+        config.color,
+        config.mouse,
+        config.pager,
+        config.keymap,
+    ) == ([], None, "auto", True, None, {})
+    assert all(
+        config.origin(key) == "default" for key in ("sources", "theme", "color", "mouse", "pager")
+    )
 
 
 def test_describe_shows_each_value_as_toml_with_its_origin(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PAGER", "most")
-    path = write(tmp_path, 'theme = "nord"\nsources = "https://x.example/c/"\n[keymap]\ncopy-hash = "y"\n')
+    path = write(
+        tmp_path, 'theme = "nord"\nsources = "https://x.example/c/"\n[keymap]\ncopy-hash = "y"\n'
+    )
     rows = describe(load(path))
     assert rows == [
         ("sources", '["https://x.example/c/"]', str(path)),
@@ -107,7 +134,9 @@ def test_describe_shows_each_value_as_toml_with_its_origin(tmp_path: Path, monke
 
 def test_kind_spellings_are_accepted(tmp_path: Path) -> None:
     """A BOM, `color = 256` without quotes, "TrueColor", and spaces after keymap commas."""
-    config = load(write(tmp_path, '\ufeffcolor = 256\n[keymap]\ntoggle-filters = "f2, ctrl+b"\nhelp = "?"\n'))
+    config = load(
+        write(tmp_path, '\ufeffcolor = 256\n[keymap]\ntoggle-filters = "f2, ctrl+b"\nhelp = "?"\n')
+    )
     assert config.problems == []
     assert (config.color, config.keymap) == ("256", {"toggle-filters": "f2,ctrl+b", "help": "?"})
     assert load(write(tmp_path, 'color = "TrueColor"')).color == "truecolor"
@@ -120,9 +149,18 @@ def test_every_color_mode_is_accepted(tmp_path: Path, color: str) -> None:
 
 
 def test_sources_expand_home_but_leave_urls_alone(tmp_path: Path, home: Path) -> None:
-    path = write(tmp_path, 'sources = ["~/a", "~", "/abs/~x", "s3://bucket/~me/", "file:///~/c", "rel/dir"]')
+    path = write(
+        tmp_path, 'sources = ["~/a", "~", "/abs/~x", "s3://bucket/~me/", "file:///~/c", "rel/dir"]'
+    )
     # A relative path means beside the config file, wherever cachetui is run from.
-    assert load(path).sources == [str(home / "a"), str(home), "/abs/~x", "s3://bucket/~me/", "file:///~/c", str(path.parent / "rel/dir")]
+    assert load(path).sources == [
+        str(home / "a"),
+        str(home),
+        "/abs/~x",
+        "s3://bucket/~me/",
+        "file:///~/c",
+        str(path.parent / "rel/dir"),
+    ]
 
 
 # -- Bad values ----------------------------------------------------------------------------
@@ -131,34 +169,45 @@ GOOD_TOP = 'theme = "nord"\n'
 GOOD_KEYMAP = 'quit = "ctrl+x"\n'
 
 
-@pytest.mark.parametrize("top, keymap, key, fragment", [
-    ('mouse = "yes"', "", "'mouse'", 'must be true or false, not "yes"'),
-    ('color = "blue"', "", "'color'", 'must be one of auto, 256, truecolor, none, not "blue"'),
-    ("color = 16", "", "'color'", "not 16"),
-    ("pager = ''", "", "'pager'", 'non-empty string (a shell command), not ""'),
-    ("pager = ['less']", "", "'pager'", 'not ["less"]'),
-    ("sources = 3", "", "'sources'", "must be a list of strings, not 3"),
-    ("sources = {a = 1}", "", "'sources'", "not {a = 1}"),
-    ('keymap = "c"', None, "'keymap'", 'must be a table of binding id = keys, not "c"'),
-    ('colour = "none"', "", "'colour'", "unknown key 'colour' (did you mean 'color'?)"),
-    ("zzz = 1", "", "'zzz'", "unknown key 'zzz'"),
-    ("", "copy-hash = 3", "'copy-hash'", "must be a non-empty string of keys, not 3"),
-    ("", 'copy-hash = ""', "'copy-hash'", "must be a non-empty string of keys"),
-    ("", 'copy-hash = "c h"', "'copy-hash'", 'bad keys for \'copy-hash\': "c h"'),
-    ("", 'copy-hash = "ctrl+"', "'copy-hash'", 'bad keys for \'copy-hash\': "ctrl+"'),
-    ("", 'copy-hash = "f2,,y"', "'copy-hash'", "bad keys"),
-    # Names Textual does not have: they would take the key away and give one that never fires.
-    ("", 'copy-hash = "ctrl-x"', "'copy-hash'", 'bad keys for \'copy-hash\': "ctrl-x"'),
-    ("", 'copy-hash = "Ctrl+b"', "'copy-hash'", "bad keys"),
-    ("", 'copy-hash = "foo"', "'copy-hash'", "bad keys"),
-    ("", 'copy-hash = "[/]"', "'copy-hash'", "bad keys"),
-    ("", 'copy-hash = "ctrl+question_marks"', "'copy-hash'", "bad keys"),
-    ("", "copy-hash = {key = 'c'}", "'copy-hash'", "not {key = \"c\"}"),
-    ("", 'copy-hsh = "c"', "'copy-hsh'", "keymap: unknown binding id 'copy-hsh' (did you mean 'copy-hash'?)"),
-])
+@pytest.mark.parametrize(
+    "top, keymap, key, fragment",
+    [
+        ('mouse = "yes"', "", "'mouse'", 'must be true or false, not "yes"'),
+        ('color = "blue"', "", "'color'", 'must be one of auto, 256, truecolor, none, not "blue"'),
+        ("color = 16", "", "'color'", "not 16"),
+        ("pager = ''", "", "'pager'", 'non-empty string (a shell command), not ""'),
+        ("pager = ['less']", "", "'pager'", 'not ["less"]'),
+        ("sources = 3", "", "'sources'", "must be a list of strings, not 3"),
+        ("sources = {a = 1}", "", "'sources'", "not {a = 1}"),
+        ('keymap = "c"', None, "'keymap'", 'must be a table of binding id = keys, not "c"'),
+        ('colour = "none"', "", "'colour'", "unknown key 'colour' (did you mean 'color'?)"),
+        ("zzz = 1", "", "'zzz'", "unknown key 'zzz'"),
+        ("", "copy-hash = 3", "'copy-hash'", "must be a non-empty string of keys, not 3"),
+        ("", 'copy-hash = ""', "'copy-hash'", "must be a non-empty string of keys"),
+        ("", 'copy-hash = "c h"', "'copy-hash'", "bad keys for 'copy-hash': \"c h\""),
+        ("", 'copy-hash = "ctrl+"', "'copy-hash'", "bad keys for 'copy-hash': \"ctrl+\""),
+        ("", 'copy-hash = "f2,,y"', "'copy-hash'", "bad keys"),
+        # Names Textual does not have: they would take the key away and give one that never fires.
+        ("", 'copy-hash = "ctrl-x"', "'copy-hash'", "bad keys for 'copy-hash': \"ctrl-x\""),
+        ("", 'copy-hash = "Ctrl+b"', "'copy-hash'", "bad keys"),
+        ("", 'copy-hash = "foo"', "'copy-hash'", "bad keys"),
+        ("", 'copy-hash = "[/]"', "'copy-hash'", "bad keys"),
+        ("", 'copy-hash = "ctrl+question_marks"', "'copy-hash'", "bad keys"),
+        ("", "copy-hash = {key = 'c'}", "'copy-hash'", 'not {key = "c"}'),
+        (
+            "",
+            'copy-hsh = "c"',
+            "'copy-hsh'",
+            "keymap: unknown binding id 'copy-hsh' (did you mean 'copy-hash'?)",
+        ),
+    ],
+)
 def test_each_bad_value_is_a_warning_naming_file_and_key_while_good_values_apply(
-        tmp_path: Path, top: str, keymap: str | None, key: str, fragment: str) -> None:
-    text = GOOD_TOP + top + "\n" + (f"[keymap]\n{GOOD_KEYMAP}{keymap}\n" if keymap is not None else "")
+    tmp_path: Path, top: str, keymap: str | None, key: str, fragment: str
+) -> None:
+    text = (
+        GOOD_TOP + top + "\n" + (f"[keymap]\n{GOOD_KEYMAP}{keymap}\n" if keymap is not None else "")
+    )
     path = write(tmp_path, text)
     config = load(path)
     assert len(config.problems) == 1, messages(config)
@@ -167,7 +216,11 @@ def test_each_bad_value_is_a_warning_naming_file_and_key_while_good_values_apply
     assert key in problem.message and fragment in problem.message
     assert config.theme == "nord" and config.origin("theme") == str(path)
     if keymap is not None:
-        assert config.keymap["quit"] == "ctrl+x" and "copy-hash" not in config.keymap and "copy-hsh" not in config.keymap
+        assert (
+            config.keymap["quit"] == "ctrl+x"
+            and "copy-hash" not in config.keymap
+            and "copy-hsh" not in config.keymap
+        )
 
 
 def test_a_bad_value_leaves_that_setting_at_its_default(tmp_path: Path) -> None:
@@ -180,12 +233,32 @@ def test_a_bad_value_leaves_that_setting_at_its_default(tmp_path: Path) -> None:
 def test_bad_sources_items_are_skipped_one_by_one(tmp_path: Path) -> None:
     config = load(write(tmp_path, 'sources = ["https://a.example/", 3, "", "https://b.example/"]'))
     assert config.sources == ["https://a.example/", "https://b.example/"]
-    assert messages(config) == ["key 'sources': item 2 must be a non-empty string, not 3; skipped",
-                                "key 'sources': item 3 must be a non-empty string, not \"\"; skipped"]
+    assert messages(config) == [
+        "key 'sources': item 2 must be a non-empty string, not 3; skipped",
+        "key 'sources': item 3 must be a non-empty string, not \"\"; skipped",
+    ]
 
 
-@pytest.mark.parametrize("keys", ["y", "Y", "?", "+", "f2", "f24", "ctrl+b", "shift+tab", "alt+enter", "ctrl+shift+up",
-                                  "question_mark", "full_stop", "hyphen_minus", "pagedown", "space,escape"])
+@pytest.mark.parametrize(
+    "keys",
+    [
+        "y",
+        "Y",
+        "?",
+        "+",
+        "f2",
+        "f24",
+        "ctrl+b",
+        "shift+tab",
+        "alt+enter",
+        "ctrl+shift+up",
+        "question_mark",
+        "full_stop",
+        "hyphen_minus",
+        "pagedown",
+        "space,escape",
+    ],
+)
 def test_key_names_textual_has_are_taken(tmp_path: Path, keys: str) -> None:
     config = load(write(tmp_path, f'[keymap]\ncopy-hash = "{keys}"\n'))
     assert config.keymap == {"copy-hash": keys} and not config.problems
@@ -200,23 +273,33 @@ def test_keymap_ids_are_only_checked_when_the_app_says_which_exist(tmp_path: Pat
 def test_a_top_level_key_after_the_keymap_header_is_explained(tmp_path: Path) -> None:
     config = load(write(tmp_path, '[keymap]\ncopy-hash = "c"\ntheme = "nord"\n'))
     assert config.theme is None and config.keymap == {"copy-hash": "c"}
-    assert messages(config) == ["keymap: unknown binding id 'theme' (top-level keys such as 'theme' go before the [keymap] table)"]
+    assert messages(config) == [
+        "keymap: unknown binding id 'theme' (top-level keys such as 'theme' go before the "
+        "[keymap] table)"
+    ]
 
 
 def test_escapes_in_bad_values_keys_and_ids_are_shown_escaped(tmp_path: Path) -> None:
-    path = write(tmp_path, 'mouse = "\\u001b[31myes\\u202e"\n"\\u001b]52;c;x\\u0007" = 1\n'
-                           '[keymap]\n"\\u001b[2J" = "c"\nquit = "\\u009b1m"\n')
+    path = write(
+        tmp_path,
+        'mouse = "\\u001b[31myes\\u202e"\n"\\u001b]52;c;x\\u0007" = 1\n'
+        '[keymap]\n"\\u001b[2J" = "c"\nquit = "\\u009b1m"\n',
+    )
     config = load(path)
     assert len(config.problems) == 4
     for message in messages(config):
         assert not any(ch in message for ch in "\x1b\x07\x9b\u202e"), message
     joined = "\n".join(messages(config))
-    assert "\\x1b[31myes\\u202e" in joined and "\\x1b]52;c;x\\x07" in joined and "\\x1b[2J" in joined
+    assert (
+        "\\x1b[31myes\\u202e" in joined and "\\x1b]52;c;x\\x07" in joined and "\\x1b[2J" in joined
+    )
     assert "\\x9b1m" in joined
 
 
 def test_describe_escapes_what_it_shows(tmp_path: Path) -> None:
-    config = load(write(tmp_path, 'theme = "a\\u001bb"\n[keymap]\n"x\\u0085y" = "c"\n'), binding_ids=None)
+    config = load(
+        write(tmp_path, 'theme = "a\\u001bb"\n[keymap]\n"x\\u0085y" = "c"\n'), binding_ids=None
+    )
     for row in describe(config):
         assert all(cell.isprintable() for cell in row), row
 
@@ -243,7 +326,9 @@ def test_invalid_toml_names_the_file_and_the_line(tmp_path: Path) -> None:
 def test_a_file_that_is_not_utf8_is_a_warning(tmp_path: Path) -> None:
     path = write(tmp_path, 'theme = "caf\xe9"\n'.encode("latin-1"))
     config = load(path)
-    assert [(p.source, p.message) for p in config.problems] == [(str(path), "not UTF-8 text: byte 0xe9 at line 1")]
+    assert [(p.source, p.message) for p in config.problems] == [
+        (str(path), "not UTF-8 text: byte 0xe9 at line 1")
+    ]
     assert config.theme is None
 
 
@@ -263,7 +348,9 @@ def test_the_default_file_is_read_when_present() -> None:
 def test_a_missing_or_unreadable_named_file_is_a_warning(tmp_path: Path) -> None:
     missing = tmp_path / "nope.toml"
     config = load(missing)
-    assert [(p.source, p.message) for p in config.problems] == [(str(missing), "cannot read: No such file or directory")]
+    assert [(p.source, p.message) for p in config.problems] == [
+        (str(missing), "cannot read: No such file or directory")
+    ]
     assert config.theme is None and config.path == missing
     directory = load(tmp_path)
     assert len(directory.problems) == 1 and directory.problems[0].source == str(tmp_path)
@@ -284,7 +371,9 @@ def test_a_huge_file_is_refused_without_reading_it_all(tmp_path: Path) -> None:
 # -- $PAGER --------------------------------------------------------------------------------
 
 
-def test_pager_comes_from_the_environment_when_the_file_sets_none(tmp_path: Path, monkeypatch) -> None:
+def test_pager_comes_from_the_environment_when_the_file_sets_none(
+    tmp_path: Path, monkeypatch
+) -> None:
     path = write(tmp_path, 'theme = "nord"')
     assert (load(path).pager, load(path).origin("pager")) == (None, "default")
     monkeypatch.setenv("PAGER", "most -s")
@@ -333,8 +422,19 @@ def test_without_a_state_path_nothing_is_remembered(tmp_path: Path) -> None:
     assert not default_state_path().exists()
 
 
-@pytest.mark.parametrize("content", [b"{not json", b"\xff\xfe", b'["theme"]', b'{"theme": 3}', b'{"theme": ""}',
-                                     b"[" * 100_000, b" " * 100_000, b""])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{not json",
+        b"\xff\xfe",
+        b'["theme"]',
+        b'{"theme": 3}',
+        b'{"theme": ""}',
+        b"[" * 100_000,
+        b" " * 100_000,
+        b"",
+    ],
+)
 def test_a_damaged_state_file_is_ignored_then_rewritten(tmp_path: Path, content: bytes) -> None:
     state = tmp_path / "state.json"
     state.write_bytes(content)
@@ -402,7 +502,9 @@ def test_random_bytes_and_mutated_files_never_raise(tmp_path: Path) -> None:
             data = bytearray(seed)
             for _ in range(rng.randrange(1, 8)):
                 at = rng.randrange(len(data))
-                data[at:at + rng.randrange(4)] = bytes(rng.choice(b'[]{}="\',.\n \\#x0\x1b\xff') for _ in range(rng.randrange(3)))
+                data[at : at + rng.randrange(4)] = bytes(
+                    rng.choice(b"[]{}=\"',.\n \\#x0\x1b\xff") for _ in range(rng.randrange(3))
+                )
         path.write_bytes(bytes(data))
         config = load(path)
         assert all(m.isprintable() for m in messages(config))

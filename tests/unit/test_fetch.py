@@ -79,7 +79,9 @@ class Handler(BaseHTTPRequestHandler):
             if since and parsedate_to_datetime(since).timestamp() >= state["lastmod"]:
                 return self.reply(304, b"")
             body = f"lastmod body {state['lastmod']}".encode()
-            return self.reply(200, body, {"Last-Modified": formatdate(state["lastmod"], usegmt=True)})
+            return self.reply(
+                200, body, {"Last-Modified": formatdate(state["lastmod"], usegmt=True)}
+            )
         if path == "/plain":
             return self.reply(200, b"no validators")
         if path in ("/idx/index.json", "/nohash/index.json"):
@@ -117,12 +119,18 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(0.05)
             return None
         if path == "/gzip":
-            return self.reply(200, gzip.compress(b"inflated text"), {"Content-Type": "application/gzip"})
+            return self.reply(
+                200, gzip.compress(b"inflated text"), {"Content-Type": "application/gzip"}
+            )
         if path == "/redirect":
             return self.reply(302, b"", {"Location": "/etag"})
         if path.startswith("/chain/"):  # /chain/N takes N redirects to reach its body
             hops = int(path.rsplit("/", 1)[1])
-            return self.reply(302, b"", {"Location": f"/chain/{hops - 1}"}) if hops else self.reply(200, b"end")
+            return (
+                self.reply(302, b"", {"Location": f"/chain/{hops - 1}"})
+                if hops
+                else self.reply(200, b"end")
+            )
         if path == "/loop":
             return self.reply(302, b"", {"Location": "/loop"})
         if path == "/no-head":
@@ -160,7 +168,9 @@ def start_server() -> Server:
     server.counts = Counter()
     server.headers_of = {}
     server.state = {"etag_version": 1, "lastmod": 1_700_000_000, "index": b'{"v": 1}', "flaky": 200}
-    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # quick shutdown
+    threading.Thread(
+        target=server.serve_forever, args=(0.01,), daemon=True
+    ).start()  # quick shutdown
     return server
 
 
@@ -178,7 +188,14 @@ def server():
 
 @pytest.fixture(autouse=True)
 def no_proxy(monkeypatch):
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+    for name in (
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -194,37 +211,58 @@ def downloads(cache: Path) -> list[str]:
 
 # --- URLs -----------------------------------------------------------------------------
 
+
 def test_is_url():
-    for text in ("http://a/b", "HTTPS://a/b", "file:///x", "s3://bucket/k", "S3://spack-binaries/x"):
+    for text in (
+        "http://a/b",
+        "HTTPS://a/b",
+        "file:///x",
+        "s3://bucket/k",
+        "S3://spack-binaries/x",
+    ):
         assert is_url(text), text
     for text in ("/tmp/x", "x.json", "ftp://a/b", "http:/a", "C:\\x", ""):
         assert not is_url(text), text
 
 
 def test_normalise_url():
-    assert normalise_url("s3://spack-binaries/develop/build_cache/index.json") == \
-        "https://binaries.spack.io/develop/build_cache/index.json"
+    assert (
+        normalise_url("s3://spack-binaries/develop/build_cache/index.json")
+        == "https://binaries.spack.io/develop/build_cache/index.json"
+    )
     assert normalise_url("S3://spack-binaries/v0.22/") == "https://binaries.spack.io/v0.22/"
     assert normalise_url("s3://other-bucket/x") == "s3://other-bucket/x"
     assert normalise_url("https://example.org/x") == "https://example.org/x"
 
 
 def test_join_url():
-    assert join_url("https://h/cache", "build_cache/index.json") == "https://h/cache/build_cache/index.json"
+    assert (
+        join_url("https://h/cache", "build_cache/index.json")
+        == "https://h/cache/build_cache/index.json"
+    )
     assert join_url("https://h/cache/", "index.json") == "https://h/cache/index.json"
-    assert join_url("file:///srv/mirror", "build_cache/index.json") == "file:///srv/mirror/build_cache/index.json"
-    assert join_url("s3://spack-binaries/develop", "build_cache/x") == "s3://spack-binaries/develop/build_cache/x"
+    assert (
+        join_url("file:///srv/mirror", "build_cache/index.json")
+        == "file:///srv/mirror/build_cache/index.json"
+    )
+    assert (
+        join_url("s3://spack-binaries/develop", "build_cache/x")
+        == "s3://spack-binaries/develop/build_cache/x"
+    )
 
 
 def test_other_s3_buckets_are_refused_without_network(tmp_path):
     with pytest.raises(FetchError) as caught:
         fetch("s3://my-bucket/build_cache/index.json", tmp_path)
-    assert str(caught.value) == \
-        "s3://my-bucket/build_cache/index.json: s3:// URLs other than s3://spack-binaries/ are not supported"
+    assert (
+        str(caught.value)
+        == "s3://my-bucket/build_cache/index.json: s3:// URLs other than s3://spack-binaries/ are not supported"
+    )
     assert not (tmp_path / "downloads").exists()
 
 
 # --- file:// --------------------------------------------------------------------------
+
 
 def test_file_url_is_used_in_place(tmp_path):
     local = tmp_path / "a dir" / "index 1.json"
@@ -247,6 +285,7 @@ def test_missing_file_url(tmp_path):
 
 # --- revalidation ---------------------------------------------------------------------
 
+
 def test_etag_revalidation(server, tmp_path):
     url = server.url("/etag")
     first = fetch(url, tmp_path)
@@ -256,7 +295,11 @@ def test_etag_revalidation(server, tmp_path):
 
     second = fetch(url, tmp_path)
     assert server.headers_of["/etag"]["If-None-Match"] == '"v1"'
-    assert (second.from_cache, second.path, second.path.read_bytes()) == (True, first.path, b"etag body 1")
+    assert (second.from_cache, second.path, second.path.read_bytes()) == (
+        True,
+        first.path,
+        b"etag body 1",
+    )
     assert server.counts["GET /etag"] == 2 and server.counts["200 /etag"] == 1
 
     server.state["etag_version"] = 2
@@ -303,7 +346,9 @@ def test_hash_file_avoids_body_request(server, tmp_path):
     assert fetch(url, tmp_path, hash_url=hash_url).path.read_bytes() == b'{"v": 1}'
     second = fetch(url, tmp_path, hash_url=hash_url)
     assert second.from_cache and second.path.read_bytes() == b'{"v": 1}'
-    assert server.counts["GET /idx/index.json"] == 1 and server.counts["GET /idx/index.json.hash"] == 2
+    assert (
+        server.counts["GET /idx/index.json"] == 1 and server.counts["GET /idx/index.json.hash"] == 2
+    )
 
     server.state["index"] = b'{"v": 2}'
     third = fetch(url, tmp_path, hash_url=hash_url)
@@ -319,7 +364,10 @@ def test_missing_hash_file_falls_back_to_conditional_get(server, tmp_path):
     second = fetch(url, tmp_path, hash_url=hash_url)
     assert server.counts["GET /nohash/index.json.hash"] == 2
     assert "If-None-Match" in server.headers_of["/nohash/index.json"]
-    assert server.counts["GET /nohash/index.json"] == 2 and server.counts["200 /nohash/index.json"] == 1
+    assert (
+        server.counts["GET /nohash/index.json"] == 2
+        and server.counts["200 /nohash/index.json"] == 1
+    )
     assert second.from_cache and second.path.read_bytes() == b'{"v": 1}'
 
 
@@ -351,6 +399,7 @@ def test_without_cache_dir_downloads_to_a_private_file(server, tmp_path):
 
 # --- offline fallback -----------------------------------------------------------------
 
+
 def test_offline_uses_cached_copy_with_a_note(tmp_path):
     server = start_server()
     url = server.url("/etag")
@@ -361,8 +410,11 @@ def test_offline_uses_cached_copy_with_a_note(tmp_path):
     got = fetch(url, tmp_path, timeout=2)
     assert got.from_cache and got.path.read_bytes() == b"etag body 1"
     port = server.server_address[1]
-    assert re.fullmatch(rf"{re.escape(url)}: connection refused by 127\.0\.0\.1:{port}; "
-                        r"using the copy downloaded \d{4}-\d\d-\d\d \d\d:\d\d UTC", got.note), got.note
+    assert re.fullmatch(
+        rf"{re.escape(url)}: connection refused by 127\.0\.0\.1:{port}; "
+        r"using the copy downloaded \d{4}-\d\d-\d\d \d\d:\d\d UTC",
+        got.note,
+    ), got.note
 
 
 def test_server_error_uses_cached_copy_but_not_found_does_not(server, tmp_path):
@@ -385,10 +437,13 @@ def test_hash_server_unreachable_uses_cached_copy(tmp_path):
     finally:
         stop_server(server)
     got = fetch(url, tmp_path, hash_url=hash_url)
-    assert got.from_cache and "connection refused" in got.note and got.path.read_bytes() == b'{"v": 1}'
+    assert (
+        got.from_cache and "connection refused" in got.note and got.path.read_bytes() == b'{"v": 1}'
+    )
 
 
 # --- errors ---------------------------------------------------------------------------
+
 
 def fetch_error(url: str, cache: Path | None, **kwargs) -> FetchError:
     with pytest.raises(FetchError) as caught:
@@ -436,7 +491,10 @@ def test_timeout(server, tmp_path, path):
 
 
 def test_truncated_body(server, tmp_path):
-    assert fetch_error(server.url("/truncated"), tmp_path).reason == "download truncated (got 400 of 1,000 bytes)"
+    assert (
+        fetch_error(server.url("/truncated"), tmp_path).reason
+        == "download truncated (got 400 of 1,000 bytes)"
+    )
     assert downloads(tmp_path) == []
 
 
@@ -456,15 +514,21 @@ def test_redirects(server, tmp_path):
     error = fetch_error(server.url("/loop"), tmp_path)
     assert "redirect" in error.reason and server.counts["GET /loop"] <= 6
     assert fetch(server.url("/chain/5"), tmp_path).path.read_bytes() == b"end"
-    assert fetch_error(server.url("/chain/6"), tmp_path).reason == "redirect loop or too many redirects (HTTP 302)"
+    assert (
+        fetch_error(server.url("/chain/6"), tmp_path).reason
+        == "redirect loop or too many redirects (HTTP 302)"
+    )
 
 
 # --- progress and gzip ----------------------------------------------------------------
 
+
 def test_progress_reports(server, tmp_path):
     calls: list[tuple[int, int | None]] = []
     started = time.monotonic()
-    fetch(server.url("/dribble"), tmp_path, progress=lambda done, total: calls.append((done, total)))
+    fetch(
+        server.url("/dribble"), tmp_path, progress=lambda done, total: calls.append((done, total))
+    )
     elapsed = time.monotonic() - started
     assert calls[-1] == (6000, 6000)
     assert calls[0][0] < 6000 and all(total == 6000 for _, total in calls)
@@ -474,7 +538,11 @@ def test_progress_reports(server, tmp_path):
 
 def test_progress_without_content_length(server, tmp_path):
     calls = []
-    fetch(server.url("/big-stream"), tmp_path, progress=lambda done, total: calls.append((done, total)))
+    fetch(
+        server.url("/big-stream"),
+        tmp_path,
+        progress=lambda done, total: calls.append((done, total)),
+    )
     assert calls[-1] == (BIG, None)
 
 
@@ -486,8 +554,13 @@ def test_gzip_body_is_stored_as_sent(server, tmp_path):
 
 # --- read_body ------------------------------------------------------------------------
 
+
 def test_read_body_plain_and_gzip(tmp_path):
-    plain, packed, members = tmp_path / "plain.json.gz", tmp_path / "packed.json", tmp_path / "two.gz"
+    plain, packed, members = (
+        tmp_path / "plain.json.gz",
+        tmp_path / "packed.json",
+        tmp_path / "two.gz",
+    )
     plain.write_bytes(b'{"plain": true}')  # the name lies: content decides
     packed.write_bytes(gzip.compress(b'{"packed": true}'))
     members.write_bytes(gzip.compress(b"one ") + gzip.compress(b"two") + b"\0\0")
@@ -528,11 +601,14 @@ def test_read_body_errors(tmp_path):
 
 # --- exists ---------------------------------------------------------------------------
 
+
 def test_exists(server):
     assert exists(server.url("/etag")) and server.counts["HEAD /etag"] == 1
     assert not exists(server.url("/missing"))
     assert exists(server.url("/no-head"))
-    assert server.counts["GET /no-head"] == 1 and server.headers_of["/no-head"]["Range"] == "bytes=0-0"
+    assert (
+        server.counts["GET /no-head"] == 1 and server.headers_of["/no-head"]["Range"] == "bytes=0-0"
+    )
     with pytest.raises(FetchError, match="HTTP 500"):
         exists(server.url("/error"))
     port = dead_port()

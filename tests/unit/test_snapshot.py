@@ -9,7 +9,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import fake_hash, raw_front_matter, record, write_summary
+from helpers import fake_hash, raw_front_matter, record, write_summary
 
 from cachetui.index import snapshot
 from cachetui.index.store import Index
@@ -18,7 +18,11 @@ from cachetui.sources import discover_stamped
 
 
 def tree(root: Path) -> Path:
-    write_summary(root / "develop" / "zlib" / "specs.md", "zlib", [record(fake_hash(1), "1.3"), record(fake_hash(2), "1.2", os="rhel8")])
+    write_summary(
+        root / "develop" / "zlib" / "specs.md",
+        "zlib",
+        [record(fake_hash(1), "1.3"), record(fake_hash(2), "1.2", os="rhel8")],
+    )
     write_summary(root / "develop" / "bzip2" / "specs.md", "bzip2", [record(fake_hash(3), "1.0.8")])
     (root / "junk.txt").write_text("not a summary")
     return root
@@ -30,7 +34,12 @@ def load(root: Path, cache: Path, **kwargs):
 
 def view(report) -> tuple:
     index = report.index
-    return ([index.spec(r) for r in range(index.n_specs)], index.facet_values, [(p.source, p.message) for p in report.problems], report.files)
+    return (
+        [index.spec(r) for r in range(index.n_specs)],
+        index.facet_values,
+        [(p.source, p.message) for p in report.problems],
+        report.files,
+    )
 
 
 def snapshot_file(cache: Path) -> Path:
@@ -44,8 +53,12 @@ def test_second_load_comes_from_the_snapshot_and_is_identical(tmp_path: Path) ->
     warm = load(root, cache)
     assert not cold.from_snapshot and warm.from_snapshot
     assert view(warm) == view(cold)
-    assert warm.index.lookup_hash("/" + fake_hash(2)[:6]) == cold.index.lookup_hash(fake_hash(2)[:6])
-    assert len(warm.problems) == 1 and warm.problems[0].source.endswith("junk.txt")  # problems survive too
+    assert warm.index.lookup_hash("/" + fake_hash(2)[:6]) == cold.index.lookup_hash(
+        fake_hash(2)[:6]
+    )
+    assert len(warm.problems) == 1 and warm.problems[0].source.endswith(
+        "junk.txt"
+    )  # problems survive too
 
 
 @pytest.mark.parametrize("change", ["edit", "add", "remove", "rename", "add-deep"])
@@ -64,7 +77,9 @@ def test_any_change_to_the_sources_rebuilds(tmp_path: Path, change: str) -> None
     elif change == "rename":
         zlib.rename(zlib.with_name("specs2.md"))
     else:
-        write_summary(root / "develop" / "zlib" / "old" / "specs.md", "zlib-old", [record(fake_hash(8))])
+        write_summary(
+            root / "develop" / "zlib" / "old" / "specs.md", "zlib-old", [record(fake_hash(8))]
+        )
     again = load(root, cache)
     fresh = load(root, tmp_path / "other-cache")
     assert not again.from_snapshot
@@ -166,7 +181,9 @@ def test_a_pickle_in_place_of_the_snapshot_never_runs(tmp_path: Path) -> None:
 def test_a_cache_without_any_stack_is_warm_on_the_second_start(tmp_path: Path) -> None:
     """A facet with no values at all (no spec names a stack) must not spoil the snapshot."""
     root, cache = tmp_path / "src", tmp_path / "cache"
-    write_summary(root / "develop" / "zlib" / "specs.md", "zlib", [record(fake_hash(1), "1.3", stacks=())])
+    write_summary(
+        root / "develop" / "zlib" / "specs.md", "zlib", [record(fake_hash(1), "1.3", stacks=())]
+    )
     cold = load(root, cache)
     warm = load(root, cache)
     assert warm.from_snapshot and view(warm) == view(cold)
@@ -188,7 +205,10 @@ def test_a_snapshot_with_a_blob_where_an_array_belongs_is_rebuilt(tmp_path: Path
     _rewrite(path, start, head.ljust(length))  # a right checksum: only validation stands
     rebuilt = load(root, cache)
     assert not rebuilt.from_snapshot and rebuilt.index.n_specs == 3
-    assert any("on-disk index not used" in p.message and "wrong kind" in p.message for p in rebuilt.problems)
+    assert any(
+        "on-disk index not used" in p.message and "wrong kind" in p.message
+        for p in rebuilt.problems
+    )
 
 
 # -- per-row strings in columns (issue 17) -------------------------------------------------
@@ -212,17 +232,32 @@ def _odd_tarballs(root: Path) -> dict[str, str | None]:
     urls = {
         fake_hash(11): "https://binaries.spack.io/develop/build_cache/" + rule,
         fake_hash(12): "https://binaries.spack.io/releases/v0.20/build_cache/" + rule,
-        fake_hash(13): "https://mirror.example.org//build_cache/" + rule,  # a root ending in "/": kept as written
+        fake_hash(13): "https://mirror.example.org//build_cache/"
+        + rule,  # a root ending in "/": kept as written
         fake_hash(14): "build_cache/" + rule,  # no root at all
-        fake_hash(15): "https://binaries.spack.io/develop/build_cache/" + rule.replace("{h}", fake_hash(99)),  # another hash
-        fake_hash(16): "https://binaries.spack.io/develop/build_cache/" + rule.replace("gcc-11.4.0", "gcc-=11.4.0"),
-        fake_hash(17): "  https://binaries.spack.io/develop/build_cache/" + rule + "\n",  # spaces around: stripped
+        fake_hash(15): "https://binaries.spack.io/develop/build_cache/"
+        + rule.replace("{h}", fake_hash(99)),  # another hash
+        fake_hash(16): "https://binaries.spack.io/develop/build_cache/"
+        + rule.replace("gcc-11.4.0", "gcc-=11.4.0"),
+        fake_hash(17): "  https://binaries.spack.io/develop/build_cache/"
+        + rule
+        + "\n",  # spaces around: stripped
         fake_hash(18): "https://binaries.spack.io/dévelop/build_cache/" + rule,  # not ASCII
-        fake_hash(19): "https://example.org/blobs/sha256/ab/" + "ab" * 32,  # another layout altogether
+        fake_hash(19): "https://example.org/blobs/sha256/ab/"
+        + "ab" * 32,  # another layout altogether
         fake_hash(20): "",
     }
-    records = [record(h, "1.3", compiler="gcc@=11.4.0", os="ubuntu22.04", target="x86_64_v3", tarball=url.replace("{h}", h))
-               for h, url in urls.items()]
+    records = [
+        record(
+            h,
+            "1.3",
+            compiler="gcc@=11.4.0",
+            os="ubuntu22.04",
+            target="x86_64_v3",
+            tarball=url.replace("{h}", h),
+        )
+        for h, url in urls.items()
+    ]
     records.append(record(fake_hash(21), "1.3"))  # no tarball key
     write_summary(root / "develop" / "zlib" / "specs.md", "zlib", records)
     return {r["hash"]: (r.get("tarball") or "").strip() or None for r in records}
@@ -240,12 +275,16 @@ def test_every_stored_tarball_url_reads_back_exactly(tmp_path: Path) -> None:
     assert stored == {expected[fake_hash(n)] for n in (13, 14, 15, 16, 19)}
 
 
-def test_every_tarball_url_of_the_100k_corpus_reads_back_exactly(corpus_100k: Path, tmp_path: Path) -> None:
+def test_every_tarball_url_of_the_100k_corpus_reads_back_exactly(
+    corpus_100k: Path, tmp_path: Path
+) -> None:
     written = {}
     for summary in corpus_100k.glob("develop/*/specs.md"):
         for rec in raw_front_matter(summary)["spec_details"]:
             written[rec["hash"]] = rec.get("tarball")
-    assert sum(url is not None for url in written.values()) > len(written) // 2  # most files carry them, as real ones do
+    assert (
+        sum(url is not None for url in written.values()) > len(written) // 2
+    )  # most files carry them, as real ones do
     cold = load(corpus_100k, tmp_path / "cache")
     warm = load(corpus_100k, tmp_path / "cache")
     assert warm.from_snapshot
@@ -276,10 +315,20 @@ def test_a_warm_start_makes_no_object_per_row(corpus_100k: Path, tmp_path: Path)
     # rows: 100,000 rows, 1,000 packages.
     assert blocks < 8 * index.n_packages + 1_000, blocks
     assert 8 * index.n_packages + 1_000 < index.n_specs // 10
-    assert index.tarball(index.n_specs // 2) is not None  # and every string is still there, when read
+    assert (
+        index.tarball(index.n_specs // 2) is not None
+    )  # and every string is still there, when read
 
 
-@pytest.mark.parametrize("section", ["table.tarball_text.blob", "table.source.blob", "variant_tokens.blob", "table.tarball_root.offsets"])
+@pytest.mark.parametrize(
+    "section",
+    [
+        "table.tarball_text.blob",
+        "table.source.blob",
+        "variant_tokens.blob",
+        "table.tarball_root.offsets",
+    ],
+)
 def test_a_damaged_string_column_is_detected_and_rebuilt(tmp_path: Path, section: str) -> None:
     root, cache = tmp_path / "src", tmp_path / "cache"
     expected = _odd_tarballs(root)
@@ -291,15 +340,27 @@ def test_a_damaged_string_column_is_detected_and_rebuilt(tmp_path: Path, section
     path.write_bytes(bytes(data))
     rebuilt = load(root, cache)
     assert not rebuilt.from_snapshot
-    assert {rebuilt.index.hashes[r]: rebuilt.index.tarball(r) for r in range(rebuilt.index.n_specs)} == expected
+    assert {
+        rebuilt.index.hashes[r]: rebuilt.index.tarball(r) for r in range(rebuilt.index.n_specs)
+    } == expected
     assert view(rebuilt)[:2] == view(cold)[:2]
     [note] = [p for p in rebuilt.problems if p.source == str(path)]
     assert "checksum mismatch" in note.message and "rebuilt from the sources" in note.message
     assert load(root, cache).from_snapshot
 
 
-@pytest.mark.parametrize("forgery", ["offset past the blob", "offsets out of order", "code past the table", "list value out of range"])
-def test_a_crafted_string_column_with_a_right_checksum_is_refused(tmp_path: Path, forgery: str) -> None:
+@pytest.mark.parametrize(
+    "forgery",
+    [
+        "offset past the blob",
+        "offsets out of order",
+        "code past the table",
+        "list value out of range",
+    ],
+)
+def test_a_crafted_string_column_with_a_right_checksum_is_refused(
+    tmp_path: Path, forgery: str
+) -> None:
     import numpy as np
 
     root, cache = tmp_path / "src", tmp_path / "cache"
@@ -309,7 +370,9 @@ def test_a_crafted_string_column_with_a_right_checksum_is_refused(tmp_path: Path
     sections = _sections(path)
     if forgery == "offset past the blob":
         entry = sections["table.tarball_text.offsets"]
-        _rewrite(path, entry["offset"] + entry["length"] - 8, np.array([10**9], dtype=np.int64).tobytes())
+        _rewrite(
+            path, entry["offset"] + entry["length"] - 8, np.array([10**9], dtype=np.int64).tobytes()
+        )
     elif forgery == "offsets out of order":
         entry = sections["table.source.offsets"]
         _rewrite(path, entry["offset"] + 8, np.array([-5], dtype=np.int64).tobytes())
@@ -323,7 +386,9 @@ def test_a_crafted_string_column_with_a_right_checksum_is_refused(tmp_path: Path
         snapshot.load(path, [str(root)])
 
 
-def test_a_million_distinct_tarball_urls_keep_the_on_disk_index_within_its_bound(tmp_path: Path) -> None:
+def test_a_million_distinct_tarball_urls_keep_the_on_disk_index_within_its_bound(
+    tmp_path: Path,
+) -> None:
     """1M specs, each with its own tarball URL (one in a hundred not by the rule): the on-disk
     index stays under 100 MB, and URLs read back exactly from it."""
     import base64
@@ -334,7 +399,11 @@ def test_a_million_distinct_tarball_urls_keep_the_on_disk_index_within_its_bound
     from cachetui.sources.summary import Record, SummaryFile
 
     rng = random.Random(17)
-    archs = [("linux", "ubuntu22.04", "x86_64_v3"), ("linux", "ubuntu24.04", "aarch64"), ("darwin", "sequoia", "aarch64")]
+    archs = [
+        ("linux", "ubuntu22.04", "x86_64_v3"),
+        ("linux", "ubuntu24.04", "aarch64"),
+        ("darwin", "sequoia", "aarch64"),
+    ]
     chunks, samples = [], {}
     for batch in range(10):
         chunk = ColumnChunk()
@@ -345,13 +414,26 @@ def test_a_million_distinct_tarball_urls_keep_the_on_disk_index_within_its_bound
                 digest = base64.b32encode(rng.randbytes(20)).decode().lower()
                 platform, os_, target = archs[i % 3]
                 arch, version = f"{platform}-{os_}-{target}", f"1.{i % 7}"
-                url = (f"https://binaries.spack.io/develop/build_cache/{arch}/gcc-11.4.0/{package}-{version}/"
-                       f"{arch}-gcc-11.4.0-{package}-{version}-{digest}.spack")
+                url = (
+                    f"https://binaries.spack.io/develop/build_cache/{arch}/gcc-11.4.0/{package}-{version}/"
+                    f"{arch}-gcc-11.4.0-{package}-{version}-{digest}.spack"
+                )
                 if i % 100 == 0:
                     url = f"https://mirror{i}.example.org/{digest}.spack"
-                records.append(Record(hash=digest, versions=[version], os=os_, platform=platform, target=target,
-                                      compiler="gcc@=11.4.0", size="-", tarball=url, stacks=("root", "e4s"),
-                                      variants=("build_system=cmake", "+shared" if i % 2 else "~shared")))
+                records.append(
+                    Record(
+                        hash=digest,
+                        versions=[version],
+                        os=os_,
+                        platform=platform,
+                        target=target,
+                        compiler="gcc@=11.4.0",
+                        size="-",
+                        tarball=url,
+                        stacks=("root", "e4s"),
+                        variants=("build_system=cmake", "+shared" if i % 2 else "~shared"),
+                    )
+                )
                 if i % 997 == 0:
                     samples[digest] = url
             summary = SummaryFile(package=package, tag="develop")

@@ -16,8 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE
-from test_e2e_tmux import FILTERS_PANE, INSTALLED, WIDE, Terminal, pane_title, shows
+from helpers import FILTERS_PANE, INSTALLED, SAMPLE, WIDE, Terminal, pane_title, shows
 
 pytestmark = pytest.mark.e2e
 
@@ -33,9 +32,16 @@ def start(tmp_path: Path):
     """Start cachetui in a new tmux terminal (80x24 unless told); all are closed at the end."""
     started: list[Terminal] = []
 
-    def start(width: int = 80, height: int = 24, args: tuple[str, ...] = (), env: dict[str, str] | None = None,
-              tmux_options: dict[str, str] | None = None) -> Terminal:
-        term = Terminal(width, height, cwd=tmp_path, args=tuple(args), env=env, tmux_options=tmux_options)
+    def start(
+        width: int = 80,
+        height: int = 24,
+        args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+        tmux_options: dict[str, str] | None = None,
+    ) -> Terminal:
+        term = Terminal(
+            width, height, cwd=tmp_path, args=tuple(args), env=env, tmux_options=tmux_options
+        )
         started.append(term)
         return term
 
@@ -113,7 +119,7 @@ def colour_sgr(screen_with_attributes: str) -> list[str]:
             code = codes[i]
             if code in (38, 48, 58) and i + 1 < len(codes):
                 size = 3 if codes[i + 1] == 5 else 5 if codes[i + 1] == 2 else 2
-                colours.append(";".join(map(str, codes[i:i + size])))
+                colours.append(";".join(map(str, codes[i : i + size])))
                 i += size
                 continue
             if 30 <= code <= 37 or 40 <= code <= 47 or 90 <= code <= 97 or 100 <= code <= 107:
@@ -126,7 +132,9 @@ def unique_prefix_hash(package: str, length: int = 5) -> str:
     """A hash of `package` that its first `length` characters name alone (the first of the
     package's summary left out, so that it is not the one highlighted at start)."""
     own = [h for h in SAMPLE.hashes if SAMPLE.package_of[h] == package]
-    return next(h for h in sorted(own[1:]) if sum(o.startswith(h[:length]) for o in SAMPLE.hashes) == 1)
+    return next(
+        h for h in sorted(own[1:]) if sum(o.startswith(h[:length]) for o in SAMPLE.hashes) == 1
+    )
 
 
 def go_to_hash(term: Terminal, digest: str, length: int = 5) -> None:
@@ -141,7 +149,13 @@ def go_to_hash(term: Terminal, digest: str, length: int = 5) -> None:
 
 
 def packages_with(**where: str) -> int:
-    return len({SAMPLE.package_of[r["hash"]] for r in SAMPLE.records if all(r[k] == v for k, v in where.items())})
+    return len(
+        {
+            SAMPLE.package_of[r["hash"]]
+            for r in SAMPLE.records
+            if all(r[k] == v for k, v in where.items())
+        }
+    )
 
 
 def status_for(**where: str) -> str:
@@ -154,9 +168,15 @@ def status_for(**where: str) -> str:
 def test_narrow_terminal_folds_filters_and_detail(start: Callable[..., Terminal]) -> None:
     term = start()
     term.wait_for(SAMPLE.status())
-    screen = term.wait_for(specs_of(SAMPLE.packages[0]))  # (the spec list follows a frame after the counts)
-    assert not shows(screen, FILTERS_PANE) and not shows(screen, DETAIL_PANE)  # folded away at start
-    assert shows(screen, PACKAGES_PANE) and shows(screen, specs_of(SAMPLE.packages[0]))  # the lists are there
+    screen = term.wait_for(
+        specs_of(SAMPLE.packages[0])
+    )  # (the spec list follows a frame after the counts)
+    assert not shows(screen, FILTERS_PANE) and not shows(
+        screen, DETAIL_PANE
+    )  # folded away at start
+    assert shows(screen, PACKAGES_PANE) and shows(
+        screen, specs_of(SAMPLE.packages[0])
+    )  # the lists are there
     assert all(name in screen for name in SAMPLE.packages)
     assert term.status_line() == SAMPLE.status()  # nothing after the counts: no filter is on
 
@@ -179,7 +199,9 @@ def test_narrow_terminal_folds_filters_and_detail(start: Callable[..., Terminal]
     # d: the detail pane, about the highlighted spec (the first in the spec list, once the
     # list shows only what the filter lets through).
     ubuntu24 = {r["hash"][:7] for r in SAMPLE.records if r["os"] == "ubuntu24.04"}
-    screen = term.wait_until(lambda s: spec_rows(s) and set(spec_rows(s)) <= ubuntu24, "only ubuntu24.04 specs listed")
+    screen = term.wait_until(
+        lambda s: spec_rows(s) and set(spec_rows(s)) <= ubuntu24, "only ubuntu24.04 specs listed"
+    )
     first = full_hash(spec_rows(screen)[0])
     term.keys("d")
     term.wait_for(DETAIL_PANE)
@@ -192,7 +214,10 @@ def test_narrow_terminal_folds_filters_and_detail(start: Callable[..., Terminal]
     time.sleep(0.2)
     term.keys("Enter")  # the spec: its detail
     term.wait_for(DETAIL_PANE)
-    term.wait_until(lambda s: spec_rows(s) and f"hash     {full_hash(spec_rows(s)[0])}" in s, "the first spec's hash in the detail pane")
+    term.wait_until(
+        lambda s: spec_rows(s) and f"hash     {full_hash(spec_rows(s)[0])}" in s,
+        "the first spec's hash in the detail pane",
+    )
 
     # F2 shows the filters too, and the ` · filters:` note goes (they are in sight).
     term.keys("F2")
@@ -209,7 +234,9 @@ def test_wide_terminal_shows_every_pane(start: Callable[..., Terminal]) -> None:
     term.wait_for(SAMPLE.status())
     term.wait_for(DETAIL_PANE)
     first = first_spec_row(term)
-    screen = term.wait_for(f"hash     {first}")  # the highlighted spec (the first in the list), in detail
+    screen = term.wait_for(
+        f"hash     {first}"
+    )  # the highlighted spec (the first in the list), in detail
     for pane in (FILTERS_PANE, PACKAGES_PANE, specs_of(SAMPLE.packages[0]), DETAIL_PANE):
         assert shows(screen, pane), pane
     assert "▾ OS" in screen and "ubuntu24.04" in screen
@@ -278,7 +305,9 @@ def test_view_the_record_in_the_pager(start: Callable[..., Terminal], tmp_path: 
             record = json.loads(out.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             time.sleep(0.1)
-    assert record is not None, f"the pager got no JSON: {out.read_text() if out.exists() else '(no file)'!r}"
+    assert record is not None, (
+        f"the pager got no JSON: {out.read_text() if out.exists() else '(no file)'!r}"
+    )
     assert record["hash"] == chosen
     assert record["package"] == SAMPLE.package_of[chosen]
     # Back in the app, which still answers keys.
@@ -326,7 +355,9 @@ def test_palette_goes_to_a_package_a_filter_and_a_hash(start: Callable[..., Term
     term.wait_for("Filter: os=ubuntu22.04")
     term.keys("Enter")
     line = term.wait_for_status(status_for(os="ubuntu22.04"))
-    assert line == f"{status_for(os='ubuntu22.04')} · filters: os=ubuntu22.04 (f)"  # the filters are folded
+    assert (
+        line == f"{status_for(os='ubuntu22.04')} · filters: os=ubuntu22.04 (f)"
+    )  # the filters are folded
 
     term.keys("C-p")
     term.wait_for("Search for commands")
@@ -362,7 +393,10 @@ def test_palette_theme_is_remembered(start: Callable[..., Terminal], tmp_path: P
     first.keys("Enter")
     first.wait_for_gone("Theme: nord")
     deadline = time.monotonic() + 10
-    while not (state.exists() and json.loads(state.read_text() or "{}").get("theme") == "nord") and time.monotonic() < deadline:
+    while (
+        not (state.exists() and json.loads(state.read_text() or "{}").get("theme") == "nord")
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.1)
     assert json.loads(state.read_text())["theme"] == "nord"
     first.keys("q")
@@ -371,20 +405,27 @@ def test_palette_theme_is_remembered(start: Callable[..., Terminal], tmp_path: P
     again = start()
     again.wait_for(SAMPLE.status())
     time.sleep(0.3)
-    assert set(colour_sgr(again.screen_with_attributes())) != default_colours  # not the default theme's colours
+    assert (
+        set(colour_sgr(again.screen_with_attributes())) != default_colours
+    )  # not the default theme's colours
     again.keys("C-p")
     again.wait_for("Search for commands")
     again.keys(*"theme nord")
     screen = again.wait_for("Theme: nord")
     screen = again.wait_for("the current theme")
     lines = screen.splitlines()
-    assert "the current theme" in lines[next(i for i, line in enumerate(lines) if "Theme: nord" in line) + 1]
+    assert (
+        "the current theme"
+        in lines[next(i for i, line in enumerate(lines) if "Theme: nord" in line) + 1]
+    )
     again.keys("Escape")
     time.sleep(SETTLE)
     again.keys("q")
     assert again.exit_status() == 0
 
-    shown = subprocess.run([str(INSTALLED), "config"], capture_output=True, text=True, cwd=tmp_path, timeout=30)
+    shown = subprocess.run(
+        [str(INSTALLED), "config"], capture_output=True, text=True, cwd=tmp_path, timeout=30
+    )
     assert shown.returncode == 0, shown.stderr
     theme_row = next(line for line in shown.stdout.splitlines() if line.startswith("theme "))
     assert '"nord"' in theme_row and f"remembered ({state})" in theme_row
@@ -415,21 +456,31 @@ def test_config_keymap_and_theme(start: Callable[..., Terminal], tmp_path: Path)
     term.keys("q")
     assert term.exit_status() == 0
 
-    shown = subprocess.run([str(INSTALLED), "config", "--config", str(config)], capture_output=True, text=True, cwd=tmp_path, timeout=30)
+    shown = subprocess.run(
+        [str(INSTALLED), "config", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=30,
+    )
     assert shown.returncode == 0, shown.stderr
     rows = [line.split() for line in shown.stdout.splitlines()]
     assert ["keymap.copy-hash", '"w"', str(config)] in rows, shown.stdout
     assert ["theme", '"nord"', str(config)] in rows, shown.stdout
 
 
-def test_config_with_a_bad_colour_warns_and_starts(start: Callable[..., Terminal], tmp_path: Path) -> None:
+def test_config_with_a_bad_colour_warns_and_starts(
+    start: Callable[..., Terminal], tmp_path: Path
+) -> None:
     config = tmp_path / "bad.toml"
     config.write_text('color = "blue"\n', encoding="utf-8")
     term = start(args=("--config", str(config)))
     term.wait_for(SAMPLE.status())
     wait_for_notification(term, "Config", str(config), "'color'")
     term.keys("/", *"safet")  # and it works
-    term.wait_for_status(f"1 of 3 packages · {SAMPLE.specs_of['py-safetensors']} of {SAMPLE.specs} specs")
+    term.wait_for_status(
+        f"1 of 3 packages · {SAMPLE.specs_of['py-safetensors']} of {SAMPLE.specs} specs"
+    )
     term.keys("C-q")
     assert term.exit_status() == 0
 
@@ -457,7 +508,13 @@ def test_color_none_is_monochrome(start: Callable[..., Terminal]) -> None:
 
 
 def _mouse_flags(term: Terminal) -> str:
-    done = term.tmux("display-message", "-p", "-t", "e2e", "#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}#{mouse_all_flag}")
+    done = term.tmux(
+        "display-message",
+        "-p",
+        "-t",
+        "e2e",
+        "#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}#{mouse_all_flag}",
+    )
     return done.stdout.strip()
 
 
@@ -470,7 +527,9 @@ def test_no_mouse_leaves_the_mouse_to_the_terminal(start: Callable[..., Terminal
     term.wait_for(SAMPLE.status())
     assert set(_mouse_flags(term)) == {"0"}  # tmux knows the pane asked for no mouse mode
     term.keys("/", *"mpi4py")
-    term.wait_for_status(f"1 of 3 packages · {SAMPLE.specs_of['py-mpi4py']} of {SAMPLE.specs} specs")
+    term.wait_for_status(
+        f"1 of 3 packages · {SAMPLE.specs_of['py-mpi4py']} of {SAMPLE.specs} specs"
+    )
     term.keys("C-q")
     assert term.exit_status() == 0
 
@@ -481,13 +540,20 @@ def test_no_mouse_leaves_the_mouse_to_the_terminal(start: Callable[..., Terminal
 def _binding_ids(tmp_path: Path) -> list[str]:
     """The binding ids of the installed app (the one in tmux), which its help lists: asked
     from another directory, so that the work tree's cachetui/ is not the one imported."""
-    code = "from cachetui.tui.app import HELP_OWNERS; from cachetui.tui.keys import binding_ids; print(*binding_ids(HELP_OWNERS))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    code = (
+        "from cachetui.tui.app import HELP_OWNERS; from cachetui.tui.keys import binding_ids; "
+        "print(*binding_ids(HELP_OWNERS))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
 
 
-def _page_through_help(term: Terminal, until: Callable[[str], bool], key: str = "PageDown", most: int = 40) -> list[str]:
+def _page_through_help(
+    term: Terminal, until: Callable[[str], bool], key: str = "PageDown", most: int = 40
+) -> list[str]:
     """Press `key` until `until(screen)`, or at most `most` times, or until the view stops
     moving; every screen seen. Each press waits for the screen to settle first: a page down
     moves by the view's height, so no line goes by unseen, and keys sent together could
@@ -504,7 +570,9 @@ def _page_through_help(term: Terminal, until: Callable[[str], bool], key: str = 
     return screens
 
 
-def test_help_scrolls_to_the_last_binding_and_closes(start: Callable[..., Terminal], tmp_path: Path) -> None:
+def test_help_scrolls_to_the_last_binding_and_closes(
+    start: Callable[..., Terminal], tmp_path: Path
+) -> None:
     ids = _binding_ids(tmp_path)
     term = start()
     term.wait_for(SAMPLE.status())
@@ -530,7 +598,9 @@ def test_help_scrolls_to_the_last_binding_and_closes(start: Callable[..., Termin
     assert term.exit_status() == 0
 
 
-def test_help_shows_every_binding_id_in_full_at_80_columns(start: Callable[..., Terminal], tmp_path: Path) -> None:
+def test_help_shows_every_binding_id_in_full_at_80_columns(
+    start: Callable[..., Terminal], tmp_path: Path
+) -> None:
     """The ids are what a [keymap] table names: each must be readable whole, not cut."""
     ids = _binding_ids(tmp_path)
     term = start()
@@ -540,7 +610,10 @@ def test_help_shows_every_binding_id_in_full_at_80_columns(start: Callable[..., 
     screens = _page_through_help(term, lambda s: f" {ids[-1]} " in s)
     seen = "\n".join(screens)
     missing = [i for i in ids if not re.search(rf"[│ ]{re.escape(i)} ", seen)]
-    assert not missing, f"binding ids not shown whole: {missing}; e.g. {[line for line in seen.splitlines() if '…' in line][:3]}"
+    assert not missing, (
+        f"binding ids not shown whole: {missing}; e.g. "
+        f"{[line for line in seen.splitlines() if '…' in line][:3]}"
+    )
     term.keys("Escape")
     time.sleep(SETTLE)
     term.keys("q")
@@ -564,7 +637,9 @@ def test_help_takes_keys_that_arrive_together(start: Callable[..., Terminal]) ->
     term.wait_until(lambda s: s == top, "back at the top")
     term.press("Down", 5)  # one write: five downs
     together = term.settled_screen()
-    assert together == one_by_one, f"five downs at once scrolled to:\n{together}\nfive one by one:\n{one_by_one}"
+    assert together == one_by_one, (
+        f"five downs at once scrolled to:\n{together}\nfive one by one:\n{one_by_one}"
+    )
     term.keys("Escape")
     time.sleep(SETTLE)
     term.keys("q")

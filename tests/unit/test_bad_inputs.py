@@ -1,7 +1,8 @@
-"""Bad input: a corpus of broken files (tests/bad_inputs/), each with the message the user
-gets (tests/bad_inputs.expected.json), and the valid rest always loads; plus the cases a
-file in the repository cannot hold (2 GB, a symlink loop, unreadable, missing are in
-test_reader.py) and faults of the on-disk index."""
+"""Bad input: a corpus of broken files (tests/fixtures/bad_inputs/), each with the message
+the user gets (tests/fixtures/bad_inputs.expected.json), and the valid rest always loads;
+plus the cases a file in the repository cannot hold (2 GB, a symlink loop, unreadable,
+missing are in test_reader.py) and faults of the on-disk index. The app's list of the
+problems: ui/test_bad_inputs_app.py."""
 
 from __future__ import annotations
 
@@ -14,19 +15,21 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import SAMPLE, SAMPLE_DATA, settle, status
+from helpers import BAD_INPUTS, BAD_INPUTS_EXPECTED, SAMPLE, SAMPLE_DATA
 
 from cachetui.cli import main
 from cachetui.service import IndexService
 
-CORPUS = Path(__file__).parent / "bad_inputs"
-EXPECTED = json.loads((Path(__file__).parent / "bad_inputs.expected.json").read_text())
+CORPUS = BAD_INPUTS
+EXPECTED = json.loads(BAD_INPUTS_EXPECTED.read_text())
 
 
 def _by_file(problems) -> dict[str, list[list[str]]]:
     out: dict[str, list[list[str]]] = {}
     for p in problems:
-        out.setdefault(Path(p.source).name, []).append([p.severity, p.message.replace(str(CORPUS) + os.sep, "")])
+        out.setdefault(Path(p.source).name, []).append(
+            [p.severity, p.message.replace(str(CORPUS) + os.sep, "")]
+        )
     return {k: sorted(v) for k, v in out.items()}
 
 
@@ -34,7 +37,10 @@ def test_every_bad_input_gets_its_message_and_the_valid_rest_loads(tmp_path):
     corpus = tmp_path / "bad_inputs"
     shutil.copytree(CORPUS, corpus)
     report = IndexService([str(corpus)], use_cache=False).load()
-    got = {k: [[s, m.replace(str(corpus) + os.sep, "")] for s, m in v] for k, v in _by_file(report.problems).items()}
+    got = {
+        k: [[s, m.replace(str(corpus) + os.sep, "")] for s, m in v]
+        for k, v in _by_file(report.problems).items()
+    }
     assert got == EXPECTED["problems"]
     index = report.index
     specs = {name: len(index.package_range(i)) for i, name in enumerate(index.packages)}
@@ -50,7 +56,10 @@ def test_a_2_gb_file_is_refused_without_being_read(tmp_path):
     report = IndexService([str(tmp_path)], use_cache=False).load()
     assert time.perf_counter() - started < 10
     [problem] = [p for p in report.problems if p.source == str(big)]
-    assert problem.message == "file is 2,147,483,648 bytes, larger than the 268,435,456-byte limit; skipped"
+    assert (
+        problem.message
+        == "file is 2,147,483,648 bytes, larger than the 268,435,456-byte limit; skipped"
+    )
     assert report.index.n_specs == SAMPLE.specs
 
 
@@ -61,8 +70,9 @@ def test_problems_are_on_stderr_and_in_stats_json(capsys):
     listed = json.loads(out)["problems"]
     count = sum(len(v) for v in EXPECTED["problems"].values())
     assert len(listed) == count
-    assert {(Path(p["source"]).name, p["error"].replace(str(CORPUS) + os.sep, "")) for p in listed} == {
-        (f, m) for f, v in EXPECTED["problems"].items() for _, m in v}
+    assert {
+        (Path(p["source"]).name, p["error"].replace(str(CORPUS) + os.sep, "")) for p in listed
+    } == {(f, m) for f, v in EXPECTED["problems"].items() for _, m in v}
     lines = [line for line in err.splitlines() if line.startswith("cachetui: ")]
     assert len(lines) == count
     assert f"cachetui: error: {CORPUS / 'empty.md'}: empty file" in lines
@@ -90,29 +100,23 @@ def test_two_processes_writing_the_on_disk_index_at_once(tmp_path):
     sources = tmp_path / "sources"
     shutil.copytree(SAMPLE_DATA, sources)
     cache = tmp_path / "cache"
-    command = [sys.executable, "-m", "cachetui", "stats", str(sources), "--json", "--cache-dir", str(cache)]
-    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    command = [
+        sys.executable,
+        "-m",
+        "cachetui",
+        "stats",
+        str(sources),
+        "--json",
+        "--cache-dir",
+        str(cache),
+    ]
+    runs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outputs = [run.communicate(timeout=120) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outputs
     assert all(json.loads(out)["specs"] == SAMPLE.specs for out, _ in outputs)
     assert not list(cache.glob("*.tmp"))  # no half-written file left behind
     warm = IndexService([str(sources)], cache_dir=cache).load()
     assert warm.from_snapshot and warm.index.n_specs == SAMPLE.specs and not warm.problems
-
-
-async def test_the_app_counts_the_problems_and_lists_each_file_and_reason(tmp_path):
-    from cachetui.tui.app import CacheTUI
-    from cachetui.tui.screens.problems import ProblemsScreen
-
-    count = sum(len(v) for v in EXPECTED["problems"].values())
-    app = CacheTUI(service=IndexService([str(CORPUS)], cache_dir=tmp_path / "cache"))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(app, pilot)
-        assert status(app) == f"4 of 4 packages · 5 of 5 specs · {count} load problems (p)"
-        await pilot.press("p")
-        await pilot.pause()
-        assert isinstance(app.screen, ProblemsScreen)
-        painted = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-        for name in EXPECTED["problems"]:
-            assert name in painted, name
-        assert "empty file" in painted and "not UTF-8 text (bad byte at offset 15)" in painted

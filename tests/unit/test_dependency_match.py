@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import BUILDCACHE, SPACK_REAL
 
 from cachetui.index.dependency_match import _reaching
 from cachetui.service import IndexService
 from cachetui.sources.database import LINK, RUN
 
-BUILDCACHE = Path(__file__).parent / "fixtures" / "buildcache"
-V3_RICH = Path(__file__).resolve().parent.parent.parent / "shared" / "real" / "spack" / "sources" / "v3-rich"  # deep: 151 records
+V3_RICH = SPACK_REAL / "sources" / "v3-rich"  # deep: 151 records
 
 
 def plain_reaching(graph, seeds: set[int], link_run: np.ndarray) -> set[int]:
@@ -32,9 +32,17 @@ def plain_reaching(graph, seeds: set[int], link_run: np.ndarray) -> set[int]:
     return reached
 
 
-@pytest.mark.parametrize("wide_share", [1, 16, 10**9])  # levels always gathered; as shipped; always scanned
-@pytest.mark.parametrize("source", [BUILDCACHE / "db-v8", BUILDCACHE / "both-layouts", BUILDCACHE / "tag-map", V3_RICH], ids=lambda p: p.name)
-def test_the_array_walk_reaches_what_a_plain_walk_does(source: Path, wide_share: int, monkeypatch) -> None:
+@pytest.mark.parametrize(
+    "wide_share", [1, 16, 10**9]
+)  # levels always gathered; as shipped; always scanned
+@pytest.mark.parametrize(
+    "source",
+    [BUILDCACHE / "db-v8", BUILDCACHE / "both-layouts", BUILDCACHE / "tag-map", V3_RICH],
+    ids=lambda p: p.name,
+)
+def test_the_array_walk_reaches_what_a_plain_walk_does(
+    source: Path, wide_share: int, monkeypatch
+) -> None:
     if not source.exists():
         pytest.skip("../shared/real/spack is not beside the repository")
     monkeypatch.setattr("cachetui.index.dependency_match.WIDE_SHARE", wide_share)
@@ -42,7 +50,11 @@ def test_the_array_walk_reaches_what_a_plain_walk_does(source: Path, wide_share:
     p = graph.parts
     link_run = (p.edge_types & (LINK | RUN)) != 0
     rng = random.Random(17)
-    trials = [{n} for n in range(p.n_nodes)] + [set(rng.sample(range(p.n_nodes), k)) for k in {min(2, p.n_nodes), min(5, p.n_nodes), p.n_nodes // 3} for _ in range(5)]
+    trials = [{n} for n in range(p.n_nodes)] + [
+        set(rng.sample(range(p.n_nodes), k))
+        for k in {min(2, p.n_nodes), min(5, p.n_nodes), p.n_nodes // 3}
+        for _ in range(5)
+    ]
     walked_wide = 0
     for seeds in trials:
         flags = np.zeros(p.n_nodes, dtype=bool)

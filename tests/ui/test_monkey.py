@@ -3,22 +3,19 @@ fixed seed. No exception may escape, the app must still be running, and afterwar
 still answer a search correctly (checked against counts read from the corpus files with
 plain json, not through cachetui).
 
-The corpus is generated once per session by benchmarks/make_corpus.py (conftest.corpus_100k).
+The corpus is generated once per session by benchmarks/make_corpus.py (the corpus_100k fixture,
+tests/conftest.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import time
-import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from conftest import CORPUS_PACKAGES, CORPUS_SPECS, settle, status
-from textual import events
-from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+from helpers import CORPUS_PACKAGES, CORPUS_SPECS, loaded_at, settle, status, type_key
 from textual.widgets import Input
 
 from cachetui.service import IndexService
@@ -41,11 +38,46 @@ SIZE = (120, 40)
 LETTERS = list("abcdefghijklmnoprstuvwxyz") + ["q"]
 DIGITS = list("0123456789")
 PUNCTUATION = list("@%+~=/^:,.-_*'\"") + ["space"]
-NAVIGATION = ["tab", "shift+tab", "up", "down", "left", "right", "pageup", "pagedown", "home", "end", "enter", "escape",
-              "backspace", "delete", "ctrl+b", "ctrl+f"]
-APP_KEYS = ["ctrl+g", "question_mark", "f1", "p", "j", "k", "g", "G", "space", "slash", "enter", "escape"]
+NAVIGATION = [
+    "tab",
+    "shift+tab",
+    "up",
+    "down",
+    "left",
+    "right",
+    "pageup",
+    "pagedown",
+    "home",
+    "end",
+    "enter",
+    "escape",
+    "backspace",
+    "delete",
+    "ctrl+b",
+    "ctrl+f",
+]
+APP_KEYS = [
+    "ctrl+g",
+    "question_mark",
+    "f1",
+    "p",
+    "j",
+    "k",
+    "g",
+    "G",
+    "space",
+    "slash",
+    "enter",
+    "escape",
+]
 KEY_CHOICES = LETTERS + DIGITS + PUNCTUATION + NAVIGATION + APP_KEYS
-WEIGHTS = [4] * len(LETTERS) + [2] * len(DIGITS) + [3] * len(PUNCTUATION) + [6] * len(NAVIGATION) + [6] * len(APP_KEYS)
+WEIGHTS = (
+    [4] * len(LETTERS)
+    + [2] * len(DIGITS)
+    + [3] * len(PUNCTUATION)
+    + [6] * len(NAVIGATION)
+    + [6] * len(APP_KEYS)
+)
 QUITS = {"q", "ctrl+q", "ctrl+c"}
 assert QUITS & set(KEY_CHOICES) == {"q"}
 
@@ -54,29 +86,8 @@ def spec_details(summary: Path) -> list[dict]:
     """A summary's spec_details, read with plain json (independently of cachetui)."""
     for line in summary.read_text(encoding="utf-8").splitlines():
         if line.startswith("spec_details: "):
-            return json.loads(line[len("spec_details: "):])
+            return json.loads(line[len("spec_details: ") :])
     raise AssertionError(f"{summary}: no spec_details line")
-
-
-def key_event(key: str) -> events.Key:
-    """The Key event `pilot.press(key)` sends (as textual.app.App._press_keys makes it)."""
-    if len(key) == 1 and not key.isalnum():
-        key = _character_to_key(key)
-    try:
-        char = unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
-    except KeyError:
-        char = key if len(key) == 1 else None
-    return events.Key(key, char)
-
-
-async def type_key(app, key: str) -> None:
-    """Send a key the way pilot.press does, through the driver, without its two idle waits
-    of at least 20 ms each (10,000 keys would take 13 minutes): keys arrive as from a fast
-    typist, and the pauses between bursts let the app catch up."""
-    event = key_event(key)
-    event.set_sender(app)
-    app._driver.send_message(event)
-    await asyncio.sleep(0)
 
 
 def keys_for(rng: random.Random, count: int) -> list[str]:
@@ -94,11 +105,17 @@ def alive(app, history: list[str] = ()) -> None:
     """The app has not crashed or quit; else say which keys led there (the last 40 sent)."""
     recent = " ".join(history[-40:])
     assert app._exception is None, f"{app._exception!r} after keys: {recent}"
-    assert app.return_code is None and app.is_running, f"the app exited (return code {app.return_code}) after keys: {recent}"
+    assert app.return_code is None and app.is_running, (
+        f"the app exited (return code {app.return_code}) after keys: {recent}"
+    )
 
 
-async def test_ten_thousand_random_keys_then_a_correct_search(corpus_100k: Path, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)  # random keys can export (e, a typed name, enter): into the test's own directory
+async def test_ten_thousand_random_keys_then_a_correct_search(
+    corpus_100k: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.chdir(
+        tmp_path
+    )  # random keys can export (e, a typed name, enter): into the test's own directory
     corpus = corpus_100k
     summaries = sorted(corpus.glob("develop/*/specs.md"))
     assert len(summaries) == PACKAGES
@@ -106,16 +123,25 @@ async def test_ten_thousand_random_keys_then_a_correct_search(corpus_100k: Path,
     assert sum(map(len, specs_of.values())) == SPECS
     rng = random.Random(SEED)
     # The final search: a package with specs on more than one OS, and the most common one.
-    name = rng.choice(sorted(n for n, records in specs_of.items() if len({r["os"] for r in records}) > 1))
+    name = rng.choice(
+        sorted(n for n, records in specs_of.items() if len({r["os"] for r in records}) > 1)
+    )
     os_name, os_count = Counter(r["os"] for r in specs_of[name]).most_common(1)[0]
     keys = keys_for(rng, KEYS)
 
     app = CacheTUI(service=IndexService([str(corpus)], cache_dir=tmp_path / "cache"))
     started = time.monotonic()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.result is not None, 120, "the load")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, MainScreen) and app.screen.result is not None,
+            120,
+            "the load",
+        )
         await settle(app, pilot)
-        assert status(app).startswith(f"{PACKAGES} of {PACKAGES} packages · {SPECS} of {SPECS} specs")
+        assert status(app).startswith(
+            f"{PACKAGES} of {PACKAGES} packages · {SPECS} of {SPECS} specs"
+        )
         loaded = time.monotonic()
 
         pressed: Counter[str] = Counter()
@@ -164,7 +190,9 @@ async def test_ten_thousand_random_keys_then_a_correct_search(corpus_100k: Path,
         await pilot.press("slash")
         search.value = ""
         await settle(app, pilot)
-        assert status(app).startswith(f"{PACKAGES} of {PACKAGES} packages · {SPECS} of {SPECS} specs"), status(app)
+        assert status(app).startswith(
+            f"{PACKAGES} of {PACKAGES} packages · {SPECS} of {SPECS} specs"
+        ), status(app)
 
         # A package by name: first in the list, with every spec of it, and every package
         # listed with all its specs (a search by name keeps packages whole).
@@ -175,21 +203,37 @@ async def test_ten_thousand_random_keys_then_a_correct_search(corpus_100k: Path,
         assert listed[0] == name, listed[:5]
         assert packages.counts == [len(specs_of[p]) for p in listed]
         expected = sum(len(specs_of[p]) for p in listed)
-        assert status(app).startswith(f"{len(listed)} of {PACKAGES} packages · {expected} of {SPECS} specs"), status(app)
-        await wait_until(pilot, lambda: screen.query_one(SpecList).count == len(specs_of[name]), 10, "the spec list")
+        assert status(app).startswith(
+            f"{len(listed)} of {PACKAGES} packages · {expected} of {SPECS} specs"
+        ), status(app)
+        await wait_until(
+            pilot,
+            lambda: screen.query_one(SpecList).count == len(specs_of[name]),
+            10,
+            "the spec list",
+        )
 
         # And a constraint: that package's specs on its most common OS.
         await pilot.press("space", *f"os={os_name}")
         await settle(app, pilot)
         listed = [app.service.index.packages[p] for p in packages.packages]
-        assert listed[0] == name and packages.counts[0] == os_count, (listed[:3], packages.counts[:3], os_count)
+        assert listed[0] == name and packages.counts[0] == os_count, (
+            listed[:3],
+            packages.counts[:3],
+            os_count,
+        )
         on_os = {p: sum(r["os"] == os_name for r in specs_of[p]) for p in listed}
         assert packages.counts == [on_os[p] for p in listed] and all(packages.counts)
-        assert status(app).startswith(f"{len(listed)} of {PACKAGES} packages · {sum(on_os.values())} of {SPECS} specs"), status(app)
+        assert status(app).startswith(
+            f"{len(listed)} of {PACKAGES} packages · {sum(on_os.values())} of {SPECS} specs"
+        ), status(app)
         alive(app)
         finished = time.monotonic()
     assert app.return_code in (None, 0)
-    timing = f"load {loaded - started:.1f} s, {KEYS:,} keys {typed - loaded:.1f} s, final search {finished - typed:.1f} s"
+    timing = (
+        f"load {loaded - started:.1f} s, {KEYS:,} keys {typed - loaded:.1f} s, final search "
+        f"{finished - typed:.1f} s"
+    )
     print(f"\nmonkey: {timing}; keys pressed: {sum(pressed.values()):,} ({len(pressed)} distinct)")
 
 
@@ -199,8 +243,7 @@ async def test_a_choice_that_arrives_after_the_candidates_changed_is_not_a_crash
     handles the first, so the list's Selected(index) can arrive after typing emptied the list.
     Here the same order, made deterministic: enter on the list, then the list changes."""
     app = CacheTUI()  # the bundled sample data
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with loaded_at(app, SIZE) as pilot:
         await pilot.press("ctrl+g", "a")
         lookup = app.screen
         assert isinstance(lookup, HashLookupScreen)
