@@ -15,11 +15,12 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from cachetui.model import NO_COMPILER, NodeKind
+from cachetui.model import NO_COMPILER, LoadProblem, NodeKind
 from cachetui.spack_format import spec_line
 from cachetui.textsafe import visible
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
+    from cachetui.config import ConfigProblem
     from cachetui.index.graph import Dependency
     from cachetui.index.store import Index
 
@@ -251,3 +252,8 @@ def download_text(url: str, done: int, total: int | None) -> str:
     name = visible(url.rstrip("/").rsplit("/", 1)[-1][:40])
     of = f" of {total / 1e6:,.1f}" if total else ""
     return f"downloading {name}: {done / 1e6:,.1f}{of} MB"
+
+
+def problem_json(problem: LoadProblem | ConfigProblem) -> dict[str, str]:
+    """One load or config problem in JSON output (a public shape)."""
+    return {"source": problem.source, "error": problem.message, "severity": problem.severity}

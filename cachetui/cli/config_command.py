@@ -15,6 +15,7 @@ from cachetui.config import (
     load_config,
 )
 from cachetui.output import (
+    problem_json,
     table,
 )
 from cachetui.textsafe import visible
@@ -33,10 +34,7 @@ def config_command(options: argparse.Namespace) -> int:
             {
                 "file": str(config.path),
                 "settings": [{"key": k, "value": v, "origin": o} for k, v, o in rows],
-                "problems": [
-                    {"source": p.source, "error": p.message, "severity": p.severity}
-                    for p in config.problems
-                ],
+                "problems": [problem_json(p) for p in config.problems],
             }
         )
     else:

@@ -11,6 +11,7 @@ from cachetui.cli.common import (
 )
 from cachetui.model import BINARY_KIND
 from cachetui.output import (
+    problem_json,
     table,
 )
 
@@ -37,10 +38,7 @@ def stats(options: argparse.Namespace) -> int:
                 "kinds": kinds,
                 "tags": tags,
                 "facets": facets,
-                "problems": [
-                    {"source": p.source, "error": p.message, "severity": p.severity}
-                    for p in report.problems
-                ],
+                "problems": [problem_json(p) for p in report.problems],
             }
         )
         return EXIT_OK
