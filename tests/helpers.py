@@ -85,7 +85,10 @@ class SampleTruth:
         return sum(all(rec[k] == v for k, v in where.items()) for rec in self.records)
 
     def status(self) -> str:
-        return f"{len(self.packages)} of {len(self.packages)} packages · {self.specs} of {self.specs} specs"
+        return (
+            f"{len(self.packages)} of {len(self.packages)} packages"
+            f" · {self.specs} of {self.specs} specs"
+        )
 
 
 SAMPLE = SampleTruth()
@@ -153,7 +156,8 @@ def write_summary(
 
 # A Spack 1.x spec line, as `search --specs` and the app's export write one.
 SPEC_LINE = re.compile(
-    r"^(?P<package>[^@\s]+)@(?P<version>[^\s+~]+)(?P<variants>.*?) arch=(?P<platform>[^-\s]+)-(?P<os>[^-\s]+)-(?P<target>\S+)"
+    r"^(?P<package>[^@\s]+)@(?P<version>[^\s+~]+)(?P<variants>.*?)"
+    r" arch=(?P<platform>[^-\s]+)-(?P<os>[^-\s]+)-(?P<target>\S+)"
     r" /(?P<hash>[a-z2-7]{32})(?: %(?P<compiler>\S+))?$"
 )
 
@@ -364,7 +368,8 @@ class Terminal:
         return done.stdout
 
     def tmux(self, *args: str) -> subprocess.CompletedProcess:
-        """Any tmux command on this terminal's server, unchecked (e.g. show-buffer, which fails while there is none)."""
+        """Any tmux command on this terminal's server, unchecked (e.g. show-buffer, which fails
+        while there is none)."""
         return subprocess.run(
             [TMUX, "-L", self.socket, *args], capture_output=True, text=True, timeout=10
         )
@@ -398,7 +403,8 @@ class Terminal:
         )
 
     def paste_buffer(self) -> str | None:
-        """tmux's newest paste buffer (what an OSC 52 copy set, with set-clipboard on); None if none."""
+        """tmux's newest paste buffer (what an OSC 52 copy set, with set-clipboard on); None if
+        none."""
         done = self.tmux("show-buffer")
         return done.stdout if done.returncode == 0 else None
 

@@ -34,7 +34,8 @@ UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u
 
 
 def dir_name(key: str, value: str) -> str:
-    """A file-system-safe but still hostile directory name (no '/' or NUL, at most 100 characters)."""
+    """A file-system-safe but still hostile directory name (no '/' or NUL, at most 100
+    characters)."""
     return f"{key}-{value.replace('/', '|').replace(chr(0), '0')[:100]}"
 
 

@@ -159,7 +159,10 @@ def packages_with(**where: str) -> int:
 
 
 def status_for(**where: str) -> str:
-    return f"{packages_with(**where)} of {len(SAMPLE.packages)} packages · {SAMPLE.count(**where)} of {SAMPLE.specs} specs"
+    return (
+        f"{packages_with(**where)} of {len(SAMPLE.packages)} packages"
+        f" · {SAMPLE.count(**where)} of {SAMPLE.specs} specs"
+    )
 
 
 # -- layout -----------------------------------------------------------------------------------

@@ -404,7 +404,8 @@ async def test_the_search_box_echoes_hostile_text_escaped(
             search.value = ""
             search.post_message(events.Paste(f"p-{HOSTILE[key]}"))
             await settle(app, pilot)
-            # Input takes a paste's first line (CR and NEL end one); what is searched is what is shown.
+            # Input takes a paste's first line (CR and NEL end one); what is searched is what is
+            # shown.
             assert search.value == escaped(f"p-{HOSTILE[key]}".splitlines()[0]), key
             echoed = screen_lines(app, search, content=True)[0].strip()
             assert len(echoed) > 10 and echoed in search.value, key  # (the box shows its end)

@@ -176,7 +176,8 @@ async def test_help_scrolls_to_its_last_binding_at_80x24() -> None:
 
 
 async def palette(app, pilot, text: str, expect: str) -> list[str]:
-    """Open the palette, type `text`, wait for a hit starting with `expect` at the top, choose it."""
+    """Open the palette, type `text`, wait for a hit starting with `expect` at the top, choose
+    it."""
     await pilot.press("ctrl+p")
     await pilot.press(*text)
     prompts: list[str] = []

@@ -440,12 +440,15 @@ def test_an_older_page_lists_a_spec_file_root_that_another_lists_as_a_dependency
     page = tmp_path / "_cache" / "app"
     page.mkdir(parents=True)
     lib, app = _hash("lib"), _hash("app")
-    node = lambda name, h, deps: dict(
-        V8_NODE,
-        name=name,
-        hash=h,
-        dependencies=[{"name": d, "hash": dh, "type": ["link"]} for d, dh in deps],
-    )
+
+    def node(name, h, deps):
+        return dict(
+            V8_NODE,
+            name=name,
+            hash=h,
+            dependencies=[{"name": d, "hash": dh, "type": ["link"]} for d, dh in deps],
+        )
+
     (page / "spec-0.json").write_text(
         json.dumps(
             {
@@ -556,12 +559,15 @@ def test_an_older_page_keeps_each_spec_files_size(tmp_path):
     page = tmp_path / "_cache" / "develop" / "app"
     page.mkdir(parents=True)
     lib, app = _hash("lib"), _hash("app")
-    node = lambda name, h, deps: dict(
-        V8_NODE,
-        name=name,
-        hash=h,
-        dependencies=[{"name": d, "hash": dh, "type": ["link"]} for d, dh in deps],
-    )  # noqa: E731
+
+    def node(name, h, deps):
+        return dict(
+            V8_NODE,
+            name=name,
+            hash=h,
+            dependencies=[{"name": d, "hash": dh, "type": ["link"]} for d, dh in deps],
+        )
+
     (page / "spec-0.json").write_text(
         json.dumps(
             {

@@ -82,7 +82,6 @@ def test_search_specs_cut_by_the_default_limit_says_so_on_stderr(capsys) -> None
     assert cli.main(["search", "*", "--specs", "--no-cache"]) == 0  # the default --limit 100
     captured = capsys.readouterr()
     assert len(captured.out.splitlines()) == 100
-    assert (
-        captured.err.strip()
-        == f"cachetui: --limit 100: {336 - 100} more matching specs not written (--limit 0 writes all)"
+    assert captured.err.strip() == (
+        f"cachetui: --limit 100: {336 - 100} more matching specs not written (--limit 0 writes all)"
     )

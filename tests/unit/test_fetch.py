@@ -85,7 +85,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/plain":
             return self.reply(200, b"no validators")
         if path in ("/idx/index.json", "/nohash/index.json"):
-            etag = '"%s"' % hashlib.sha256(state["index"]).hexdigest()[:8]
+            etag = f'"{hashlib.sha256(state["index"]).hexdigest()[:8]}"'
             if self.headers.get("If-None-Match") == etag:
                 return self.reply(304, b"", {"ETag": etag})
             return self.reply(200, state["index"], {"ETag": etag})
@@ -254,9 +254,9 @@ def test_join_url():
 def test_other_s3_buckets_are_refused_without_network(tmp_path):
     with pytest.raises(FetchError) as caught:
         fetch("s3://my-bucket/build_cache/index.json", tmp_path)
-    assert (
-        str(caught.value)
-        == "s3://my-bucket/build_cache/index.json: s3:// URLs other than s3://spack-binaries/ are not supported"
+    assert str(caught.value) == (
+        "s3://my-bucket/build_cache/index.json:"
+        " s3:// URLs other than s3://spack-binaries/ are not supported"
     )
     assert not (tmp_path / "downloads").exists()
 

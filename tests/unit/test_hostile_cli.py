@@ -261,7 +261,7 @@ def test_cli_json_keeps_the_data_exact(capsys, sources: list[str]) -> None:
     }
 
     stats = decoded("stats")
-    for key, value in HOSTILE.items():
+    for _key, value in HOSTILE.items():
         assert stats["facets"]["stack"][f"s{value}"] == 1 and stats["tags"][f"tag-{value}"] == 1
         assert stats["facets"]["compiler"][f"gcc@{value}"] == 1
     bad_dir = BAD_DIR

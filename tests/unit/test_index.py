@@ -314,7 +314,7 @@ def test_rows_are_in_display_order_and_every_hash_is_found(tmp_path: Path) -> No
     assert sorted(set(written)) == sorted(
         (index.field("tag", r), index.hashes[r]) for r in range(index.n_specs)
     )
-    for tag, digest in written:
+    for _tag, digest in written:
         assert digest in [index.hashes[r] for r in index.lookup_hash(digest[:9])]
 
 

@@ -804,7 +804,8 @@ def wrapped(draw, body: bytes) -> bytes:
 
 @st.composite
 def mutated(draw, data: bytes) -> bytes:
-    """A file after a bad copy: truncated, bytes flipped, bytes inserted, a range deleted or doubled."""
+    """A file after a bad copy: truncated, bytes flipped, bytes inserted, a range deleted or
+    doubled."""
     data = bytearray(data)
     for _ in range(draw(st.integers(1, 3))):
         op = draw(st.sampled_from(["truncate", "flip", "insert", "delete", "double"]))
@@ -1075,16 +1076,16 @@ H = "a" * 32
 # 2000 frames above the caller), so 1000 levels overflow in one run and not in another.
 DEEP = "[" * 100_000 + "]" * 100_000
 BAD_UTF8_DATABASE = (
-    b'{"database": {"version": "8", "installs": {"%s": {"spec": {"name": "zlib\xff", "version": "1.3"}, "in_buildcache": true}}}}'
-    % H.encode()
+    b'{"database": {"version": "8", "installs": {"%s": '
+    b'{"spec": {"name": "zlib\xff", "version": "1.3"}, "in_buildcache": true}}}}' % H.encode()
 )
 BAD_UTF8_SPEC_FILE = (
-    b'{"spec": {"_meta": {"version": 5}, "nodes": [{"name": "zlib\xff", "version": "1.3", "hash": "%s"}]}}'
-    % H.encode()
+    b'{"spec": {"_meta": {"version": 5}, '
+    b'"nodes": [{"name": "zlib\xff", "version": "1.3", "hash": "%s"}]}}' % H.encode()
 )
 BAD_UTF8_MANIFEST = (
-    b'{"version": 3, "data": [{"mediaType": "application/vnd.spack.db.v8+json\xff", "checksumAlgorithm": "sha256", '
-    b'"checksum": "%s"}]}' % (b"ab" * 32)
+    b'{"version": 3, "data": [{"mediaType": "application/vnd.spack.db.v8+json\xff", '
+    b'"checksumAlgorithm": "sha256", "checksum": "%s"}]}' % (b"ab" * 32)
 )
 
 
@@ -1120,7 +1121,7 @@ def as_read(text: str) -> str:
 
 
 @fuzz(200)
-@example(text="---\ntitle: zlib\nmeta: %s\nspec_details: []\n---\n" % DEEP)
+@example(text=f"---\ntitle: zlib\nmeta: {DEEP}\nspec_details: []\n---\n")
 @given(
     text=st.one_of(
         summary_text(),
@@ -1186,18 +1187,18 @@ def test_index_blob_of_raises_only_fetch_error_and_never_leaves_the_mirror(data:
         (
             read_database,
             (
-                '{"database": {"version": "8", "installs": {"%s": {"spec": {"name": "z", "version": "1", "parameters": %s}}}}}'
-                % (H, DEEP)
+                f'{{"database": {{"version": "8", "installs": {{"{H}": '
+                f'{{"spec": {{"name": "z", "version": "1", "parameters": {DEEP}}}}}}}}}}}'
             ).encode(),
             NotADatabase,
         ),
         (
             read_spec_file,
-            ('{"spec": {"_meta": {"version": 5}, "nodes": [%s]}}' % DEEP).encode(),
+            f'{{"spec": {{"_meta": {{"version": 5}}, "nodes": [{DEEP}]}}}}'.encode(),
             NotADatabase,
         ),
-        (index_blob_of, ('{"version": 3, "data": %s}' % DEEP).encode(), FetchError),
-        (read_summary, "---\ntitle: zlib\nmeta: %s\nspec_details: []\n---\n" % DEEP, NotASummary),
+        (index_blob_of, f'{{"version": 3, "data": {DEEP}}}'.encode(), FetchError),
+        (read_summary, f"---\ntitle: zlib\nmeta: {DEEP}\nspec_details: []\n---\n", NotASummary),
     ],
     ids=["read_database", "read_spec_file", "index_blob_of", "read_summary-meta"],
 )

@@ -292,9 +292,9 @@ def test_stack_and_variant_lists_are_read_by_meaning_not_spelling(tmp_path: Path
     )
     text = path.read_text().replace(
         "}]\n---",
-        '}, {"hash": "%s", "versions": ["1.0"], "compiler": "gcc@13.2.0", "os": "ubuntu24.04", '
-        '"platform": "linux", "target": "x86_64_v3", "stacks":["a" ,"b","a"], "variants":["\\u002bmpi"]}]\n---'
-        % fake_hash(3),
+        f'}}, {{"hash": "{fake_hash(3)}", "versions": ["1.0"], "compiler": "gcc@13.2.0", '
+        '"os": "ubuntu24.04", "platform": "linux", "target": "x86_64_v3", '
+        '"stacks":["a" ,"b","a"], "variants":["\\u002bmpi"]}]\n---',
     )
     path.write_text(text)
     specs, problems = load(path)

@@ -228,7 +228,10 @@ def _rewrite(path: Path, offset: int, data: bytes) -> None:
 
 def _odd_tarballs(root: Path) -> dict[str, str | None]:
     """A summary whose tarball URLs follow cache.spack.io's rule, or almost, or not at all."""
-    rule = "linux-ubuntu22.04-x86_64_v3/gcc-11.4.0/zlib-1.3/linux-ubuntu22.04-x86_64_v3-gcc-11.4.0-zlib-1.3-{h}.spack"
+    rule = (
+        "linux-ubuntu22.04-x86_64_v3/gcc-11.4.0/zlib-1.3/"
+        "linux-ubuntu22.04-x86_64_v3-gcc-11.4.0-zlib-1.3-{h}.spack"
+    )
     urls = {
         fake_hash(11): "https://binaries.spack.io/develop/build_cache/" + rule,
         fake_hash(12): "https://binaries.spack.io/releases/v0.20/build_cache/" + rule,

@@ -133,8 +133,8 @@ def test_variants_are_written_as_spack_lists_them(mirror: str) -> None:
         digest = index.hashes[row]
         if digest in listing:
             assert (
-                f"{index.package_name(row)}@{index.field('version', row)}{variants_text(index.variants(row))}"
-                == listing[digest]
+                f"{index.package_name(row)}@{index.field('version', row)}"
+                f"{variants_text(index.variants(row))}" == listing[digest]
             )
             compared += 1
     assert compared == index.n_specs > 0
