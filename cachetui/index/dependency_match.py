@@ -35,6 +35,7 @@ _OLD_FORMAT_SOURCES = np.array(
 WIDE_SHARE = 16
 
 _CACHE: WeakKeyDictionary[Index, dict[Dependency, int]] = WeakKeyDictionary()
+_LAYERS: WeakKeyDictionary[Graph, Layers | None] = WeakKeyDictionary()
 
 
 def dependency_rows(index: Index, dependency: Dependency, constraint_rows) -> int:
@@ -92,7 +93,9 @@ def _parents_with(
         return out
     link_run = (p.edge_types & (LINK | RUN)) != 0
     out[sources[edge_ok & link_run]] = True
-    out = _reaching(graph, out, link_run)
+    if out.any():  # (else nothing reaches anything)
+        layers = link_run_layers(graph)
+        out = _reached_by_layers(layers, out) if layers else _reaching(graph, out, link_run)
     out[sources[edge_ok & ((p.edge_types & BUILD) != 0)]] = True
     return out
 
@@ -200,4 +203,64 @@ def _reaching(graph: Graph, seeds: np.ndarray, edge_mask: np.ndarray) -> np.ndar
             pending = pending[~reached[sources[pending]]]
         elif scanned:
             pending = np.flatnonzero(edge_mask & ~reached[sources]).astype(np.int32)
+    return reached
+
+
+class Layers:
+    """The link/run edges in layers by the height of their child (a node with no link/run
+    dependency 0; any other one more than its highest dependency): once the layers below an
+    edge's are done, whether its child reaches a seed is final, so a `^` walk is one pass over
+    the edges, a slice a layer. (The level-by-level walk above does a pass over what is left
+    for every level: at a million specs ^mpi took 64 ms in it, 20-25 this way.)"""
+
+    def __init__(self, children: np.ndarray, parents: np.ndarray, bounds: list[int]) -> None:
+        self.children, self.parents, self.bounds = children, parents, bounds
+
+
+def link_run_layers(graph: Graph) -> Layers | None:
+    """The graph's link/run edges in layers (worked out once a graph); None when they have a
+    cycle (Spack's graphs have none; a crafted file may): then the level walk answers."""
+    if graph not in _LAYERS:
+        _LAYERS[graph] = _layers_of(graph)
+    return _LAYERS[graph]
+
+
+def _layers_of(graph: Graph) -> Layers | None:
+    p = graph.parts
+    sources = graph.edge_sources()
+    link_run = (p.edge_types & (LINK | RUN)) != 0
+    edges = np.flatnonzero(link_run)
+    left = np.bincount(sources[edges], minlength=p.n_nodes)  # dependencies not yet placed
+    height = np.full(p.n_nodes, -1, dtype=np.int32)
+    frontier = np.flatnonzero(left == 0)
+    level = 0
+    while len(frontier):  # Kahn's order, a whole height at a time
+        height[frontier] = level
+        starts = p.reverse_starts[frontier]
+        counts = p.reverse_starts[frontier + 1] - starts
+        total = int(counts.sum())
+        if not total:
+            break
+        offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        reverse = p.reverse_edges[offsets]
+        placed = np.bincount(sources[reverse[link_run[reverse]]], minlength=p.n_nodes)
+        left -= placed
+        frontier = np.flatnonzero((placed > 0) & (left == 0))
+        level += 1
+    if (height < 0).any():
+        return None  # a cycle: some node never had all its dependencies placed
+    child_height = height[p.edge_to[edges]]
+    order = np.argsort(child_height, kind="stable")
+    edges = edges[order]
+    bounds = np.searchsorted(child_height[order], np.arange(level + 1)).tolist()
+    return Layers(p.edge_to[edges].astype(np.int32), sources[edges].astype(np.int32), bounds)
+
+
+def _reached_by_layers(layers: Layers, seeds: np.ndarray) -> np.ndarray:
+    """`seeds` and every node with a path of link/run edges to one of them."""
+    reached = seeds.copy()
+    children, parents, bounds = layers.children, layers.parents, layers.bounds
+    for start, end in zip(bounds[:-1], bounds[1:]):
+        if start != end:
+            reached[parents[start:end][reached[children[start:end]]]] = True
     return reached

@@ -43,9 +43,7 @@ class Loading(Screen):
             return
         if not worker.is_cancelled:
             self.post_message(Loaded(report))
-            _ = (
-                report.index.graph
-            )  # read the dependency graph here, not on the first move in the UI
+            self.service.warm_up()  # here, not on the first move or `^` query in the UI
 
     def _load_advanced(self, done: int, total: int, specs: int) -> None:
         self.post_message(LoadAdvanced(done, total, specs))
