@@ -267,6 +267,11 @@ def _fetch_notes(resolved: Resolved | None) -> list[LoadProblem]:
     return resolved.notes if resolved else []
 
 
+# A mirror's spec file is asked of it once a load, right after its index was fetched from
+# the same server: a server that does not answer in this long keeps the signed name.
+PROBE_TIMEOUT = 3.0
+
+
 def _find_spec_files(index: Index) -> None:
     """Which spec file each v2 mirror holds for its binaries: signed (`.spec.json.sig`),
     unsigned (`.spec.json`) or Spack 0.16's (`.spec.yaml`). Asked of one binary a mirror, in
@@ -283,7 +288,7 @@ def _find_spec_files(index: Index) -> None:
         for suffix in SPEC_FILE_SUFFIXES:
             path = index.binary_files(row, suffix).spec_file or ""
             try:
-                if exists(path) if is_url(path) else os.path.isfile(path):
+                if exists(path, timeout=PROBE_TIMEOUT) if is_url(path) else os.path.isfile(path):
                     origin[2] = suffix
                     break
             except FetchError:
