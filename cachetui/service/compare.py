@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 if TYPE_CHECKING:
     from cachetui.index.diff import Side, TagDiff
@@ -38,14 +39,15 @@ class TagComparisons:
     """Tag diffs of one index, each worked out once (in a worker: `compare` is thread-safe)."""
 
     def __init__(self) -> None:
-        self._index: Index | None = None
-        self._done: dict[tuple[str, str], TagDiff] = {}
+        # Per index (a reload is a new one; a worker still busy with the old one stores
+        # there, where nothing looks), each dropped with its index.
+        self._done: WeakKeyDictionary[Index, dict[tuple[str, str], TagDiff]] = WeakKeyDictionary()
         self._lock = threading.Lock()
 
     def known(self, index: Index, old: str, new: str) -> TagDiff | None:
         """The diff of `old` -> `new` if it was worked out for this index."""
         with self._lock:
-            return self._done.get((old, new)) if index is self._index else None
+            return self._done.get(index, {}).get((old, new))
 
     def compare(self, index: Index, old: str, new: str) -> TagDiff:
         """Work out (or recall) what changed from tag `old` to tag `new`. Raises NotATag."""
@@ -56,7 +58,5 @@ class TagComparisons:
             return found
         changes = diff(tag_side(index, old), tag_side(index, new))
         with self._lock:
-            if index is not self._index:  # a new index: the old diffs describe nothing loaded
-                self._index, self._done = index, {}
-            self._done[(old, new)] = changes
+            self._done.setdefault(index, {})[(old, new)] = changes
         return changes

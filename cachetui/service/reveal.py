@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cachetui.index.filter import Filter
+from cachetui.index.query import QueryError
 
 if TYPE_CHECKING:
     from cachetui.service import IndexService
@@ -42,5 +43,10 @@ def reveal(service: IndexService, flt: Filter, row: int) -> Reveal:
 
 
 def _holds(service: IndexService, flt: Filter, row: int) -> bool:
-    result = service.evaluate(flt)
+    """Whether `flt` shows `row`; a search the sources cannot answer (`^` on summaries, kept
+    in the box while the list shows the last answer) shows nothing."""
+    try:
+        result = service.evaluate(flt)
+    except QueryError:
+        return False
     return result is not None and bool((result.mask >> row) & 1)

@@ -208,6 +208,24 @@ async def test_hash_lookup_clears_filters_that_hide_the_spec(synthetic: Path) ->
         assert app.screen.filter.selected == {} and app.screen.query_one("#search").value == "/cccc"
 
 
+async def test_going_to_a_spec_while_the_search_asks_what_summaries_cannot_answer(
+    synthetic: Path,
+) -> None:
+    """`^zlib` on summaries is refused (red box, last list kept); going to a spec from the
+    hash lookup then clears that search instead of failing on it."""
+    app = CacheTUI([str(synthetic)])
+    async with loaded_at(app, SIZE) as pilot:
+        await pilot.press("slash", *"zlib ^zlib")
+        await settle(app, pilot)
+        assert app.screen.query_one("#search").has_class("-invalid")
+        index = app.service.index
+        numpy = next(r for r in range(index.n_specs) if index.package_name(r) == "py-numpy")
+        app.screen.jump_to(numpy)  # not among what the last answer (zlib) shows
+        await settle(app, pilot)
+        assert app.is_running and app.screen.query_one("#search").value == ""
+        assert app.screen.query_one(SpecList).highlighted_row == numpy
+
+
 async def test_ambiguous_hash_offers_a_choice(synthetic: Path) -> None:
     app = CacheTUI([str(synthetic)])
     async with loaded_at(app, SIZE) as pilot:

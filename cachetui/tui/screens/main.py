@@ -272,7 +272,10 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, Screen):
 
     def _query_only(self, text: str) -> int:
         """The rows the search text matches in everything loaded, facets aside."""
-        result = self.service.evaluate(Filter(text))
+        try:
+            result = self.service.evaluate(Filter(text))
+        except QueryError:  # asks what the sources cannot answer: it matches nothing here
+            return 0
         return result.mask if result is not None else 0
 
     @on(Input.Submitted, "#search")
