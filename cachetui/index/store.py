@@ -163,18 +163,7 @@ class Index:
             return text
         root = self.field("tarball_root", row)
         if root is not None:  # a summary's URL, by the rule it was written with
-            f = self.field
-            return binary_files(
-                root,
-                2,
-                self.package_name(row),
-                f("version", row),
-                self.hashes[row],
-                f("platform", row),
-                f("os", row),
-                f("target", row),
-                f("compiler", row),
-            ).tarball
+            return self._files_below(row, root, 2).tarball
         return self.binary_files(row).tarball
 
     def binary_files(self, row: int, spec_suffix: str | None = None) -> BinaryFiles:
@@ -183,10 +172,17 @@ class Index:
         origin = self.parts.origins.get(self.field("source", row))
         if origin is None:
             return BinaryFiles()
+        found = origin[2] if len(origin) > 2 else None
+        return self._files_below(row, origin[0], origin[1], spec_suffix or found)
+
+    def _files_below(
+        self, row: int, root: str | None, layout: int | None, spec_suffix: str | None = None
+    ) -> BinaryFiles:
+        """A row's files below a mirror root, by Spack's naming rules."""
         f = self.field
         return binary_files(
-            origin[0],
-            origin[1],
+            root,
+            layout,
             self.package_name(row),
             f("version", row),
             self.hashes[row],
@@ -194,7 +190,7 @@ class Index:
             f("os", row),
             f("target", row),
             f("compiler", row),
-            spec_suffix or (origin[2] if len(origin) > 2 else None),
+            spec_suffix,
         )
 
     def row_from(self, source: str) -> int | None:

@@ -436,8 +436,9 @@ def test_a_local_path_named_like_a_ref_gives_no_tag(tmp_path):
     assert {s for r in range(index.n_specs) for s in index.stacks(r)} == set()
 
 
-def test_an_older_page_lists_a_spec_file_root_that_another_lists_as_a_dependency(tmp_path):
-    page = tmp_path / "_cache" / "app"
+def _older_page(page: Path, sizes: tuple[int, int] | None = None) -> tuple[str, str]:
+    """An older cache.spack.io page listing two spec files: app (with its dependency lib) and
+    lib alone, each with its archive_size when `sizes` gives them. (lib hash, app hash)."""
     page.mkdir(parents=True)
     lib, app = _hash("lib"), _hash("app")
 
@@ -449,22 +450,21 @@ def test_an_older_page_lists_a_spec_file_root_that_another_lists_as_a_dependency
             dependencies=[{"name": d, "hash": dh, "type": ["link"]} for d, dh in deps],
         )
 
-    (page / "spec-0.json").write_text(
-        json.dumps(
-            {
-                "spec": {
-                    "_meta": {"version": 3},
-                    "nodes": [node("app", app, [("lib", lib)]), node("lib", lib, [])],
-                }
-            }
-        )
-    )
-    (page / "spec-1.json").write_text(
-        json.dumps({"spec": {"_meta": {"version": 3}, "nodes": [node("lib", lib, [])]}})
-    )
+    files = [[node("app", app, [("lib", lib)]), node("lib", lib, [])], [node("lib", lib, [])]]
+    for at, nodes in enumerate(files):
+        document: dict = {"spec": {"_meta": {"version": 3}, "nodes": nodes}}
+        if sizes is not None:
+            document["archive_size"] = sizes[at]
+        (page / f"spec-{at}.json").write_text(json.dumps(document))
     (page / "index.md").write_text(
         "---\ntitle: app\ncategory: package\nspec_files: [spec-0.json, spec-1.json]\n---\n"
     )
+    return lib, app
+
+
+def test_an_older_page_lists_a_spec_file_root_that_another_lists_as_a_dependency(tmp_path):
+    page = tmp_path / "_cache" / "app"
+    lib, app = _older_page(page)
     index = load(page / "index.md").index
     assert sorted(index.hashes) == sorted([lib, app])
 
@@ -557,39 +557,7 @@ def test_a_fetched_index_that_is_gone_is_reported_not_shown_from_the_cache(serve
 def test_an_older_page_keeps_each_spec_files_size(tmp_path):
     """Every spec file's archive_size reaches its binary (once only the last one did)."""
     page = tmp_path / "_cache" / "develop" / "app"
-    page.mkdir(parents=True)
-    lib, app = _hash("lib"), _hash("app")
-
-    def node(name, h, deps):
-        return dict(
-            V8_NODE,
-            name=name,
-            hash=h,
-            dependencies=[{"name": d, "hash": dh, "type": ["link"]} for d, dh in deps],
-        )
-
-    (page / "spec-0.json").write_text(
-        json.dumps(
-            {
-                "archive_size": 1000,
-                "spec": {
-                    "_meta": {"version": 3},
-                    "nodes": [node("app", app, [("lib", lib)]), node("lib", lib, [])],
-                },
-            }
-        )
-    )
-    (page / "spec-1.json").write_text(
-        json.dumps(
-            {
-                "archive_size": 2000,
-                "spec": {"_meta": {"version": 3}, "nodes": [node("lib", lib, [])]},
-            }
-        )
-    )
-    (page / "index.md").write_text(
-        "---\ntitle: app\ncategory: package\nspec_files: [spec-0.json, spec-1.json]\n---\n"
-    )
+    lib, app = _older_page(page, sizes=(1000, 2000))
     index = load(page / "index.md").index
     assert {index.hashes[row]: index.size(row) for row in range(index.n_specs)} == {
         app: 1000,

@@ -7,21 +7,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from textual import work
-from textual.screen import Screen
 
 from cachetui.config import Config
 from cachetui.output import json_text, spec_record
 from cachetui.pager import DEFAULT_PAGER, run_pager
 from cachetui.textsafe import visible
+from cachetui.tui.screens.main_part import MainScreenPart
 from cachetui.tui.widgets.spec_detail import SpecDetail
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from cachetui.index.diff import TagDiff
-    from cachetui.index.filter import Filter, Result
+    from cachetui.index.filter import Result
     from cachetui.index.store import Index
-    from cachetui.service import IndexService
 
 
 @runtime_checkable
@@ -29,17 +28,8 @@ class Copying(Protocol):
     def copy(self, text: str, what: str) -> None: ...
 
 
-class SpecActions(Screen):
+class SpecActions(MainScreenPart):
     """Export (`e`), copy (`y`...), the pager (`v`)."""
-
-    if TYPE_CHECKING:  # what the main screen has, that these use
-        service: IndexService
-        filter: Filter
-        result: Result | None
-
-        def jump_to(self, row: int, why: str = ...) -> None: ...
-        def _request(self) -> None: ...
-        def _update_status(self) -> None: ...
 
     def action_export(self) -> None:
         from cachetui.tui.screens.export import ExportScreen
@@ -135,19 +125,8 @@ class SpecActions(Screen):
             )
 
 
-class TagActions(Screen):
+class TagActions(MainScreenPart):
     """Compare two tags (`c`), switch tag (`t`)."""
-
-    if TYPE_CHECKING:  # what the main screen has, that these use
-        service: IndexService
-        filter: Filter
-        result: Result | None
-
-        def jump_to(self, row: int, why: str = ...) -> None: ...
-        def _request(self) -> None: ...
-        def _update_status(self) -> None: ...
-
-        _compare_wanted: tuple[str, str] | None
 
     def action_compare(self) -> None:
         from cachetui.tui.palette import CompareCommands

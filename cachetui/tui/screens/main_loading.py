@@ -6,29 +6,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from cachetui.output import download_text
 from cachetui.textsafe import visible
 from cachetui.tui.messages import DownloadAdvanced, LoadAdvanced, Loaded, LoadFailed
+from cachetui.tui.screens.main_part import MainScreenPart
 from cachetui.tui.widgets.facet_sidebar import FacetSidebar
 from cachetui.tui.widgets.spec_detail import SpecDetail
 
 if TYPE_CHECKING:
-    from cachetui.index.filter import Filter, Result
-    from cachetui.service import IndexService
+    pass
 
 
-class Loading(Screen):
-    if TYPE_CHECKING:  # what the main screen has, that these use
-        service: IndexService
-        filter: Filter
-        _loading: str
-
-        def _apply(self, result: Result | None) -> None: ...
-        def _update_status(self) -> None: ...
-
+class Loading(MainScreenPart):
     @work(thread=True, exclusive=True, group="load")
     def _load(self) -> None:
         worker = get_current_worker()

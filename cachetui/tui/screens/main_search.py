@@ -7,25 +7,17 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Input
 
 from cachetui.index.query import Query, QueryError, parse_query
 from cachetui.textsafe import visible
+from cachetui.tui.screens.main_part import MainScreenPart
 
 if TYPE_CHECKING:
-    from cachetui.index.filter import Filter, Result
+    pass
 
 
-class SearchBox(Screen):
-    if TYPE_CHECKING:  # what the main screen has, that these use
-        filter: Filter
-        result: Result | None
-        _query_error: str
-
-        def _request(self) -> None: ...
-        def _update_status(self) -> None: ...
-
+class SearchBox(MainScreenPart):
     @on(Input.Changed, "#search")
     def _search_changed(self, event: Input.Changed) -> None:
         text = event.value
