@@ -119,3 +119,41 @@ def split_flags(variants: Sequence[str]) -> tuple[list[str], list[str]]:
     """(variants, compiler flags) of a spec's variant strings."""
     flags = [v for v in variants if v.split("=", 1)[0] in FLAG_KEYS]
     return [v for v in variants if v.split("=", 1)[0] not in FLAG_KEYS], flags
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentSpec:
+    """One concrete spec of a user's environment (a spack.lock, a spec file, an install
+    database), its fields normalised exactly as the readers normalise a cache's records, so
+    that the two compare field by field."""
+
+    hash: str  # the DAG hash: 32 lower-case base32 characters (what a build cache is keyed by)
+    name: str
+    version: str
+    compiler: str  # "name@version", or NO_COMPILER
+    platform: str
+    os: str
+    target: str
+    variants: tuple[str, ...]  # as Index.variants gives a row's (the same reader code)
+    dependencies: tuple[tuple[str, str, int], ...]  # (name, DAG hash, DepType bits) each edge
+    root: bool = False  # a root of the environment (a spec file's first node; explicit)
+    external: bool = False  # an external: never from a cache
+
+    @property
+    def arch(self) -> str:
+        return f"{self.platform}-{self.os}-{self.target}"
+
+
+@dataclass
+class Environment:
+    """What a user's environment holds: every concrete spec, roots marked."""
+
+    path: str  # as the user named it (a file or an environment directory)
+    source: str  # the file read (the spack.lock inside a directory)
+    format: str  # e.g. "spack.lock v6", "spec file v5", "install database v8"
+    specs: list[EnvironmentSpec]
+    problems: list[LoadProblem]  # warnings (the file still gave specs)
+
+
+class EnvironmentUnreadable(Exception):
+    """An environment that gives no specs: the message names the file and the problem."""
