@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the index brings numpy: not before the first frame
     from cachetui.config import ConfigProblem
     from cachetui.index.graph import Dependency
     from cachetui.index.store import Index
+    from cachetui.service.check import CheckReport, Difference, SpecCheck
 
 
 def spec_json(index: Index, row: int) -> dict[str, Any]:
@@ -257,3 +258,83 @@ def download_text(url: str, done: int, total: int | None) -> str:
 def problem_json(problem: LoadProblem | ConfigProblem) -> dict[str, str]:
     """One load or config problem in JSON output (a public shape)."""
     return {"source": problem.source, "error": problem.message, "severity": problem.severity}
+
+
+def check_json(index: Index, report: CheckReport) -> dict[str, Any]:
+    """`check --json` (a public shape): the summary, then each spec of the environment."""
+    environment = report.environment
+    return {
+        "environment": environment.path,
+        "source": environment.source,
+        "format": environment.format,
+        "summary": {
+            "specs": len(report.checks),
+            "hits": report.count("hit"),
+            "misses": report.count("miss"),
+            "externals": report.count("external"),
+            "roots": report.roots,
+            "roots_covered": report.roots_covered,
+            "download_bytes": report.download_bytes,
+            "sizes_known": report.sizes_known,
+        },
+        "specs": [_spec_check_json(index, check) for check in report.checks],
+    }
+
+
+def _spec_check_json(index: Index, check: SpecCheck) -> dict[str, Any]:
+    spec = check.spec
+    stacks: dict[str, set[str]] = {}
+    for row in check.rows:
+        stacks.setdefault(index.field("tag", row), set()).update(index.stacks(row))
+    return {
+        "hash": spec.hash,
+        "name": spec.name,
+        "version": spec.version,
+        "root": spec.root,
+        "status": check.status,
+        "in": [{"tag": tag, "stacks": sorted(names)} for tag, names in stacks.items()],
+        "nearest": [
+            {
+                "hash": near.hash,
+                "name": near.name,
+                "version": near.version,
+                "tag": index.field("tag", near.row),
+                "differences": [_difference_json(d) for d in near.differences],
+            }
+            for near in check.nearest
+        ],
+    }
+
+
+def _difference_json(difference: Difference) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "field": difference.field,
+        "yours": difference.yours,
+        "cache": difference.cache,
+    }
+    if difference.path:
+        out["path"] = list(difference.path)
+    return out
+
+
+def difference_text(difference: Difference) -> str:
+    """`variant:cuda +cuda vs ~cuda`, `dependency:zlib-ng (via libxml2) +shared vs ~shared`:
+    one difference for people (not yet made terminal-safe)."""
+    via = f" (via {' > '.join(difference.path[:-1])})" if len(difference.path) > 1 else ""
+    yours = "(none)" if difference.yours is None else difference.yours
+    cache = "(none)" if difference.cache is None else difference.cache
+    return f"{difference.field}{via}: {yours} vs {cache}"
+
+
+def check_summary_text(report: CheckReport) -> str:
+    """`38 of 40 specs from the cache (2 misses, 2 externals); 1 of 3 roots wholly from the
+    cache; download 1.2 GiB`: `check`'s last line, and the coverage screen's."""
+    hits, misses, externals = (report.count(s) for s in ("hit", "miss", "external"))
+    text = (
+        f"{hits} of {hits + misses} specs from the cache ({misses} misses, {externals} externals);"
+        f" {report.roots_covered} of {report.roots} roots wholly from the cache"
+    )
+    if report.sizes_known:
+        known = "" if report.sizes_known == hits else f", {report.sizes_known} of {hits} known"
+        text += f"; download {size_text(report.download_bytes).split(' (')[0]}{known}"
+    return text

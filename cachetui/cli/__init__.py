@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from cachetui.cli.check import check_command
 from cachetui.cli.common import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, UsageError
 from cachetui.cli.config_command import config_command
 from cachetui.cli.deps import deps
@@ -31,6 +32,7 @@ RUN = {
     "deps": deps,
     "diff": diff_command,
     "config": config_command,
+    "check": check_command,
 }
 
 

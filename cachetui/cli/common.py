@@ -27,7 +27,10 @@ class UsageError(Exception):
 
 def service_for(options: argparse.Namespace, config: Config) -> IndexService:
     return IndexService(
-        sources_of(options, config), cache_dir=options.cache_dir, use_cache=not options.no_cache
+        sources_of(options, config),
+        cache_dir=options.cache_dir,
+        use_cache=not options.no_cache,
+        environment=getattr(options, "env", None),
     )
 
 

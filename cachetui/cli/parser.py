@@ -31,6 +31,10 @@ COMMANDS = {
         "what changed from OLD to NEW (cache tags among the sources, or sources): specs added, "
         "removed, rebuilt"
     ),
+    "check": (
+        "whether an environment installs from the cache: each spec a hit or a miss, and for a "
+        "miss the nearest cached specs and what differs"
+    ),
     "config": (
         "every setting, its value and where it came from (config file, $PAGER, remembered, default)"
     ),
@@ -54,6 +58,12 @@ def app_parser() -> argparse.ArgumentParser:
             "colours: auto (the terminal's), 256, truecolor or none (default: the config file's, "
             "else auto)"
         ),
+    )
+    parser.add_argument(
+        "--env",
+        metavar="ENV",
+        help="check an environment against the cache: a spack.lock, an environment directory, "
+        "a spec file or an install database (adds the Environment filter, and E: its coverage)",
     )
     parser.add_argument(
         "--no-mouse",
@@ -99,6 +109,13 @@ def command_parser(command: str) -> argparse.ArgumentParser:
             help="a cache tag among the SOURCEs (develop, v0.23.0, ...), or a source of its own",
         )
         parser.add_argument("new", metavar="NEW", help="the same, for the newer side")
+    if command == "check":
+        parser.add_argument(
+            "environment",
+            metavar="ENV",
+            help="a spack.lock, an environment directory holding one, a spec file "
+            "(spack spec --json) or a Spack install database (.spack-db/index.json)",
+        )
     if command in ("lookup", "deps"):
         parser.add_argument(
             "prefix",

@@ -12,7 +12,6 @@ from cachetui.index.filter import Filter, Result
 from cachetui.index.match import constraint_mask
 from cachetui.index.query import parse_query
 from cachetui.index.store import Index
-from cachetui.model import FACETS
 
 
 def evaluate(index: Index, flt: Filter, exact: bool = False) -> Result:
@@ -53,7 +52,7 @@ def evaluate(index: Index, flt: Filter, exact: bool = False) -> Result:
     combined = reduce(lambda acc, m: acc & m, facet_masks.values(), query_mask)
 
     facet_counts: dict[str, dict[str, int]] = {}
-    for facet in FACETS:
+    for facet in index.facets:
         other_masks = [m for f, m in facet_masks.items() if f != facet]
         if other_masks or constrained is not None:
             others = reduce(lambda acc, m: acc & m, other_masks, query_mask)

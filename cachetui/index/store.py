@@ -9,6 +9,7 @@ with a sorted 64-bit key of their first 8 characters for prefix search.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, cast
@@ -21,7 +22,7 @@ from cachetui.index.graph import Graph, GraphParts
 from cachetui.index.hash_column import HashColumn, hash_bits, hash_keys
 from cachetui.index.hashes import normalise_hash_prefix
 from cachetui.index.parts import TEXT_COLUMNS, IndexParts
-from cachetui.model import LoadProblem, Spec
+from cachetui.model import FACETS, LoadProblem, Spec
 from cachetui.sources.columns import ColumnChunk
 from cachetui.sources.mirror import BinaryFiles, binary_files
 
@@ -93,6 +94,33 @@ class Index:
                     self.parts.graph = parts
                     self._graph = Graph(parts)
         return self._graph
+
+    @property
+    def facets(self) -> tuple[str, ...]:
+        """Every facet of this index: FACETS, then any added by with_facet."""
+        return FACETS + tuple(f for f in self.facet_values if f not in FACETS)
+
+    def with_facet(self, facet: str, values: Sequence[str], flags: Sequence[np.ndarray]) -> Index:
+        """A copy of this index with one more facet (a user's environment: its hits, ...):
+        `values`, each with a bool a row. The columns, the graph and the rest are shared;
+        only the facet's bits and per-package counts are made, once."""
+        out = copy.copy(self)
+        rows = [np.asarray(f, dtype=bool) for f in flags]
+        if self.n_specs:
+            histogram = np.stack(
+                [np.add.reduceat(r.astype(np.int32), self.starts_array[:-1]) for r in rows]
+                or [np.zeros(self.n_packages, dtype=np.int32)],
+                axis=1,
+            ).astype(np.int32)
+        else:
+            histogram = np.zeros((0, len(rows)), dtype=np.int32)
+        out.parts = copy.copy(self.parts)
+        out.parts.facet_histograms = {**self.parts.facet_histograms, facet: histogram}
+        out.facet_values = {**self.facet_values, facet: list(values)}
+        out.facet_bits = {**self.facet_bits, facet: [_pack(r) for r in rows]}
+        out._facet_totals = {**self._facet_totals, facet: [int(r.sum()) for r in rows]}
+        out._where = {}
+        return out
 
     # -- sizes --------------------------------------------------------------------------
 

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cachetui.model import LoadProblem
+from cachetui.model import EnvironmentUnreadable, LoadProblem
 from cachetui.resources import sample_data_dir
 from cachetui.service.compare import TagComparisons
 
 if TYPE_CHECKING:
     from cachetui.index.filter import Filter, Result
     from cachetui.index.store import Index
+    from cachetui.service.check import CheckReport
     from cachetui.sources import Progress
     from cachetui.sources.columns import ColumnChunk
     from cachetui.sources.resolve import DownloadProgress, Resolved
@@ -48,6 +49,7 @@ class IndexService:
         sources: list[str] | None = None,
         cache_dir: str | Path | None = None,
         use_cache: bool = True,
+        environment: str | None = None,
     ) -> None:
         # No source given: the sample data that ships with cachetui.
         self.sources: list[str] = list(sources) if sources else [str(sample_data_dir())]
@@ -56,6 +58,10 @@ class IndexService:
             (Path(cache_dir) if cache_dir else default_cache_dir()) if use_cache else None
         )
         self.report: LoadReport | None = None
+        # A user's environment (`--env`): checked against each index loaded, its hits and
+        # misses a facet of that index.
+        self.environment = environment
+        self.check: CheckReport | None = None
         self.comparisons = TagComparisons()  # tag diffs of the loaded index, each worked out once
         self._generation = 0
         self._lock = threading.Lock()
@@ -100,8 +106,29 @@ class IndexService:
             _find_spec_files(index)
             if stored_at is not None:
                 notes.extend(self._save(stored_at, index, resolved, problems))
-        self.report = LoadReport(index, problems + notes, len(resolved.files))
+        self.report = self._with_environment(
+            LoadReport(index, problems + notes, len(resolved.files))
+        )
         return self.report
+
+    def _with_environment(self, report: LoadReport) -> LoadReport:
+        """The report with the environment checked against its index, and the index with the
+        environment facet; an environment that cannot be read is a load problem."""
+        if self.environment is None:
+            return report
+        from cachetui.service.check import check_environment, with_environment_facet
+        from cachetui.sources.environment import read_environment
+
+        try:
+            environment = read_environment(self.environment)
+        except EnvironmentUnreadable as why:
+            self.check = None
+            report.problems.append(LoadProblem(self.environment, str(why)))
+            return report
+        report.problems.extend(environment.problems)
+        self.check = check_environment(report.index, environment)
+        report.index = with_environment_facet(report.index, self.check)
+        return report
 
     def warm_up(self) -> None:
         """The work a first move in the dependency tree or a first `^` query would otherwise
@@ -214,7 +241,7 @@ class IndexService:
     ) -> LoadReport:
         if progress is not None:
             progress(files, files, index.n_specs)
-        self.report = LoadReport(index, problems, files, from_snapshot=True)
+        self.report = self._with_environment(LoadReport(index, problems, files, from_snapshot=True))
         return self.report
 
     # -- filtering, with stale results dropped ------------------------------------------

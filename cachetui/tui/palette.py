@@ -23,7 +23,6 @@ from textual.message import Message
 from textual.screen import Screen
 
 from cachetui.index.hashes import HashPrefixError, normalise_hash_prefix
-from cachetui.model import FACETS
 from cachetui.textsafe import visible
 from cachetui.tui.messages import CompareTags, GoToPackage, LookUpHash, SwitchTag, ToggleFilter
 
@@ -125,7 +124,7 @@ class CacheCommands(Provider):
             return
         index, counts, selected = main.service.index, main.result.facet_counts, main.filter.selected
         offers_tags = len(index.facet_values.get("tag", [])) > 1 or "tag" in selected
-        for facet in FACETS:
+        for facet in index.facets:
             if facet == "tag" and offers_tags:
                 continue  # "Tag: develop" says it (and switches, which is what a tag is for)
             for value in index.facet_values.get(facet, []):

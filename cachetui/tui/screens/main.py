@@ -38,7 +38,7 @@ from cachetui.tui.messages import (
     ToggleFilter,
 )
 from cachetui.tui.screens.hash_lookup import HashLookupScreen
-from cachetui.tui.screens.main_actions import SpecActions, TagActions
+from cachetui.tui.screens.main_actions import CoverageActions, SpecActions, TagActions
 from cachetui.tui.screens.main_keys import MAIN_BINDINGS
 from cachetui.tui.screens.main_loading import Loading
 from cachetui.tui.screens.main_search import SearchBox, parsed, set_border_title
@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # the index brings numpy: not before the first frame
 WIDE = 120
 
 
-class MainScreen(Loading, SearchBox, SpecActions, TagActions, Screen):
+class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, Screen):
     HELP_GROUP = "main"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
     BINDINGS = MAIN_BINDINGS
@@ -263,6 +263,10 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, Screen):
             # Short: at 80 columns the status line has ~45 left; the search box's subtitle says
             # more.
             status.append(f" · try: {visible(self.result.spack_0x_reading)}", style="bold")
+        check = self.service.check
+        if check is not None and self.service.index is not None:
+            hits = check.count("hit")
+            status.append(f" · env: {hits} of {hits + check.count('miss')} specs cached (E)")
         report = self.service.report
         if report and report.problems:
             status.append(f" · {len(report.problems)} load problems (p)", style="bold")

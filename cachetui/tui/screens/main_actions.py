@@ -204,3 +204,32 @@ class TagActions(MainScreenPart):
             )
             return
         self.app.push_screen(Palette(providers=[TagCommands], placeholder="Switch to a cache tag…"))
+
+
+class CoverageActions(MainScreenPart):
+    """The environment's coverage (`E`, with `cachetui --env ENV`)."""
+
+    def action_coverage(self) -> None:
+        from cachetui.tui.screens.coverage import CoverageScreen
+
+        index, check = self.service.index, self.service.check
+        if index is None:
+            self.notify("Still loading.", title="Environment", severity="warning")
+            return
+        if check is None:
+            unread = self.service.environment is not None
+            self.notify(
+                "The environment could not be read: see the load problems (p)."
+                if unread
+                else "No environment: start cachetui with --env ENV (a spack.lock, an "
+                "environment directory, a spec file or an install database).",
+                title="Environment",
+                severity="warning",
+            )
+            return
+
+        def chosen(row: int | None) -> None:
+            if row is not None:
+                self.jump_to(row, "Environment")
+
+        self.app.push_screen(CoverageScreen(index, check), chosen)

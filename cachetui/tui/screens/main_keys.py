@@ -89,6 +89,17 @@ MAIN_BINDINGS: list[BindingType] = [
         ),
     ),
     Binding(
+        "E",
+        "coverage",
+        "Environment",
+        show=False,
+        id="environment-coverage",
+        tooltip=(
+            "With --env: the environment's specs, each a hit or a miss, the share the cache "
+            "covers, and a miss's nearest cached specs with what differs"
+        ),
+    ),
+    Binding(
         "x",
         "clear_filters",
         "Clear filters",

@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from cachetui.index.filter import Result
-from cachetui.model import BINARY_KIND, FACETS
+from cachetui.model import BINARY_KIND
 from cachetui.tui.widgets.line_list import LineList, Piece, fit
 
 if TYPE_CHECKING:  # the index brings numpy: not before the first frame
@@ -25,6 +25,7 @@ FACET_TITLES = {
     "platform": "Platforms",
     "tag": "Tags",
     "kind": "Kinds",
+    "environment": "Environment",  # cachetui --env: the environment's specs, hits, misses
 }
 
 
@@ -77,7 +78,7 @@ class FacetSidebar(LineList):
     def _relayout(self) -> None:
         keep = self.highlighted
         lines: list[tuple[str, str | None]] = []
-        for facet in FACETS:
+        for facet in self._index.facets if self._index else ():
             values = self._index.facet_values[facet] if self._index else []
             if not values or (facet == "kind" and values == [BINARY_KIND]):
                 continue  # (binaries only, the common case: nothing to tell apart)
@@ -92,7 +93,9 @@ class FacetSidebar(LineList):
         if value is None:
             chosen = len(self._selected.get(facet, ()))
             fold = "▸" if facet in self._folded else "▾"
-            title = f"{fold} {FACET_TITLES[facet]}" + (f" ({chosen} on)" if chosen else "")
+            title = f"{fold} {FACET_TITLES.get(facet, facet)}" + (
+                f" ({chosen} on)" if chosen else ""
+            )
             return [(fit(title, width), "line-list--header")]
         count = self._counts.get(facet, {}).get(value, 0)
         on = value in self._selected.get(facet, ())

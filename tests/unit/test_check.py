@@ -1,0 +1,249 @@
+"""`cachetui check`: an environment against caches built from its own specs, some as they
+are and some changed in one field each. The report names exactly the field that differs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from environments import (
+    HDF5,
+    by_name,
+    changed,
+    closure,
+    real_nodes,
+    with_node,
+    write_cache,
+    write_lockfile,
+)
+from helpers import SPACK_REAL
+
+from cachetui.cli import main
+
+pytestmark = pytest.mark.skipif(not SPACK_REAL.exists(), reason="needs ../shared/real")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def check_json(capsys, lock: Path, cache: Path) -> tuple[int, dict]:
+    code, out, err = run(capsys, "check", str(lock), str(cache), "--json", "--no-cache")
+    return code, json.loads(out)
+
+
+@pytest.fixture
+def env_nodes() -> dict[str, dict]:
+    return closure(real_nodes(), HDF5)
+
+
+@pytest.fixture
+def lock(tmp_path: Path, env_nodes) -> Path:
+    return write_lockfile(tmp_path / "env" / "spack.lock", env_nodes, [HDF5])
+
+
+def spec_of(report: dict, name: str) -> dict:
+    return next(s for s in report["specs"] if s["name"] == name)
+
+
+def test_every_spec_in_the_cache_is_a_hit(capsys, tmp_path, env_nodes, lock) -> None:
+    cache = write_cache(tmp_path / "cache", env_nodes)
+    code, report = check_json(capsys, lock, cache)
+    assert code == 0
+    summary = report["summary"]
+    externals = sum(1 for n in env_nodes.values() if n.get("external"))
+    assert summary["specs"] == len(env_nodes)
+    assert summary["hits"] == len(env_nodes) - externals
+    assert (summary["misses"], summary["externals"]) == (0, externals)
+    assert (summary["roots"], summary["roots_covered"]) == (1, 1)
+    assert {s["hash"] for s in report["specs"]} == set(env_nodes)
+    assert spec_of(report, "hdf5")["root"] is True
+    assert all(s["status"] in ("hit", "external") for s in report["specs"])
+
+
+# Each change and the one difference the report must name: (package, change, field, yours,
+# cache). The packages are leaves of the environment, so nothing below them changes too.
+ONE_FIELD_CHANGES = [
+    ("xz", lambda n: n.update(version="5.2.5"), "version", "5.2.4", "5.2.5"),
+    (
+        "libsigsegv",
+        lambda n: n["annotations"].update(compiler="gcc@=10.2.0"),
+        "compiler",
+        "gcc@9.4.0",
+        "gcc@10.2.0",
+    ),
+    (
+        "libiconv",
+        lambda n: n["arch"].update(platform_os="rhel8"),
+        "os",
+        "ubuntu20.04",
+        "rhel8",
+    ),
+    (
+        "util-macros",
+        lambda n: n["arch"]["target"].update(name="icelake"),
+        "target",
+        "skylake_avx512",
+        "icelake",
+    ),
+    ("pkgconf", lambda n: n["arch"].update(platform="freebsd"), "platform", "linux", "freebsd"),
+    ("zlib", lambda n: n["parameters"].update(pic=False), "variant:pic", "+pic", "~pic"),
+]
+
+
+def test_a_miss_names_exactly_the_field_that_differs(capsys, tmp_path, env_nodes, lock) -> None:
+    cache_nodes = dict(env_nodes)
+    for name, change, *_ in ONE_FIELD_CHANGES:
+        old = by_name(env_nodes, name)
+        assert not env_nodes[old].get("dependencies"), f"{name} is not a leaf"
+        cache_nodes = with_node(cache_nodes, old, changed(env_nodes[old], change))
+    code, report = check_json(capsys, lock, write_cache(tmp_path / "cache", cache_nodes))
+    assert code == 1
+    for name, _, field, yours, cache in ONE_FIELD_CHANGES:
+        spec = spec_of(report, name)
+        assert spec["status"] == "miss", name
+        assert len(spec["nearest"]) == 1
+        assert spec["nearest"][0]["differences"] == [
+            {"field": field, "yours": yours, "cache": cache}
+        ], name
+    assert report["summary"]["misses"] == len(ONE_FIELD_CHANGES)
+    assert report["summary"]["roots_covered"] == 0  # hdf5 hits, but not what it links with
+    assert spec_of(report, "hdf5")["status"] == "hit"
+
+
+def rebuilt_chain(nodes: dict[str, dict], names: list[str], change) -> dict[str, dict]:
+    """`names[-1]` changed by `change`, and each name before it rebuilt against the one after
+    it (the same fields, a new hash): what a cache built with one different leaf holds."""
+    out = dict(nodes)
+    below_old = by_name(nodes, names[-1])
+    below_new = changed(nodes[below_old], change)
+    out = with_node(out, below_old, below_new)
+    for name in reversed(names[:-1]):
+        old = by_name(nodes, name)
+
+        def relink(node, old_hash=below_old, new_hash=below_new["hash"]):
+            for edge in node["dependencies"]:
+                if edge["hash"] == old_hash:
+                    edge["hash"] = new_hash
+
+        new = changed(nodes[old], relink)
+        out = with_node(out, old, new)
+        below_old, below_new = old, new
+    return out
+
+
+def test_a_dependency_only_difference_is_named_down_to_the_spec_that_differs(
+    capsys, tmp_path, env_nodes, lock
+) -> None:
+    # hdf5 rebuilt against a zlib that is ~shared: hdf5's own fields are the same.
+    cache_nodes = rebuilt_chain(
+        env_nodes, ["hdf5", "zlib"], lambda n: n["parameters"].update(shared=False)
+    )
+    code, report = check_json(capsys, lock, write_cache(tmp_path / "cache", cache_nodes))
+    assert code == 1
+    nearest = spec_of(report, "hdf5")["nearest"]
+    assert nearest[0]["differences"] == [
+        {"field": "dependency:zlib", "yours": "+shared", "cache": "~shared", "path": ["zlib"]}
+    ]
+    assert spec_of(report, "zlib")["nearest"][0]["differences"] == [
+        {"field": "variant:shared", "yours": "+shared", "cache": "~shared"}
+    ]
+
+
+def test_a_difference_two_levels_down_is_followed(capsys, tmp_path, env_nodes, lock) -> None:
+    # m4 -> libsigsegv: m4 rebuilt against a libsigsegv of another version.
+    chain = ["m4", "libsigsegv"]
+    assert by_name(env_nodes, "libsigsegv") in {
+        d["hash"] for d in env_nodes[by_name(env_nodes, "m4")]["dependencies"]
+    }
+    parents = [
+        h
+        for h, n in env_nodes.items()
+        if by_name(env_nodes, "m4") in {d["hash"] for d in n.get("dependencies", [])}
+    ]
+    top = env_nodes[parents[0]]["name"]
+    cache_nodes = rebuilt_chain(env_nodes, [top, *chain], lambda n: n.update(version="2.14"))
+    code, report = check_json(capsys, lock, write_cache(tmp_path / "cache", cache_nodes))
+    differences = spec_of(report, top)["nearest"][0]["differences"]
+    assert differences == [
+        {
+            "field": "dependency:libsigsegv",
+            "yours": "@2.12",
+            "cache": "@2.14",
+            "path": ["m4", "libsigsegv"],
+        }
+    ]
+
+
+def test_nearest_are_ranked_by_how_little_differs(capsys, tmp_path, env_nodes, lock) -> None:
+    zlib = by_name(env_nodes, "zlib")
+    node = env_nodes[zlib]
+    two = changed(node, lambda n: n.update(version="1.3") or n["parameters"].update(pic=False))
+    one = changed(node, lambda n: n["parameters"].update(pic=False))
+    three = changed(
+        node,
+        lambda n: n.update(version="1.3") or n["parameters"].update(pic=False, shared=False),
+    )
+    four = changed(
+        node,
+        lambda n: (
+            n.update(version="1.3")
+            or n["parameters"].update(pic=False, shared=False, optimize=False)
+        ),
+    )
+    cache_nodes = with_node(env_nodes, zlib, two)
+    for extra in (four, one, three):
+        cache_nodes[extra["hash"]] = extra
+    code, report = check_json(capsys, lock, write_cache(tmp_path / "cache", cache_nodes))
+    nearest = spec_of(report, "zlib")["nearest"]
+    assert [n["hash"] for n in nearest] == [one["hash"], two["hash"], three["hash"]]
+    assert [len(n["differences"]) for n in nearest] == [1, 2, 3]
+
+
+def test_externals_are_listed_apart_and_do_not_count_as_misses(capsys, tmp_path, env_nodes) -> None:
+    perl = by_name(env_nodes, "perl")
+    env = dict(env_nodes)
+    env[perl] = {**env[perl], "external": {"path": "/usr", "module": None}}
+    lock = write_lockfile(tmp_path / "spack.lock", env, [HDF5])
+    cache = write_cache(tmp_path / "cache", {h: n for h, n in env_nodes.items() if h != perl})
+    code, report = check_json(capsys, lock, cache)
+    assert code == 0
+    assert spec_of(report, "perl")["status"] == "external"
+    assert report["summary"]["externals"] >= 1
+    assert report["summary"]["roots_covered"] == 1
+
+
+def test_a_package_the_cache_lacks_is_a_miss_with_no_nearest(
+    capsys, tmp_path, env_nodes, lock
+) -> None:
+    zlib = by_name(env_nodes, "zlib")
+    cache = write_cache(tmp_path / "cache", {h: n for h, n in env_nodes.items() if h != zlib})
+    code, out, _ = run(capsys, "check", str(lock), str(cache), "--no-cache")
+    assert code == 1
+    assert "miss      zlib@1.2.11" in out
+    assert "no cached spec of this package" in out
+    assert out.strip().splitlines()[-1].startswith(f"{len(env_nodes) - 1} of {len(env_nodes)}")
+
+
+def test_text_report_shows_each_difference(capsys, tmp_path, env_nodes, lock) -> None:
+    zlib = by_name(env_nodes, "zlib")
+    cache_nodes = with_node(
+        env_nodes, zlib, changed(env_nodes[zlib], lambda n: n["parameters"].update(pic=False))
+    )
+    code, out, _ = run(
+        capsys, "check", str(lock), str(write_cache(tmp_path / "c", cache_nodes)), "--no-cache"
+    )
+    assert code == 1
+    assert "variant:pic: +pic vs ~pic" in out
+    assert "0 of 1 roots wholly from the cache" in out
+
+
+def test_an_environment_that_cannot_be_read_is_a_usage_error(capsys, tmp_path) -> None:
+    bad = tmp_path / "spack.lock"
+    bad.write_text("{not json")
+    code, out, err = run(capsys, "check", str(bad), "--no-cache")
+    assert code == 2
+    assert str(bad) in err and not out
