@@ -11,10 +11,8 @@ from pathlib import Path
 
 from helpers import SPACK_REAL, fake_hash
 
-V3_RICH_BLOB = (
-    SPACK_REAL
-    / "sources/v3-rich/blobs/sha256/89/893351c1838d74464bf14efcf2087b8f6ef020849dbf87bb2e8a2acdd49300a4"
-)
+_BLOB = "893351c1838d74464bf14efcf2087b8f6ef020849dbf87bb2e8a2acdd49300a4"
+V3_RICH_BLOB = SPACK_REAL / "sources/v3-rich/blobs/sha256" / _BLOB[:2] / _BLOB
 HDF5 = "vglgw4reavn65vx5d4dlqn6rjywnq76d"  # hdf5@1.10.5 +mpi: openmpi, zlib, ... below it
 
 
