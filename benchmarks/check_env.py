@@ -74,22 +74,40 @@ def make_lockfile(index: Path, out: Path, specs: int, changed: float, seed: int)
     roots: list[str] = []
     with open(index, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
 
-        def node(hash_: str) -> dict:
-            return record_at(m, spans[hash_])["spec"]
+        decoded: dict[str, dict] = {}
 
-        while len(nodes) < specs:
-            root = rng.choice(hashes)
-            first = node(root)
-            if root in nodes or first.get("external"):
-                continue
-            roots.append(root)
+        def node(hash_: str) -> dict:
+            if hash_ not in decoded:
+                decoded[hash_] = record_at(m, spans[hash_])["spec"]
+            return decoded[hash_]
+
+        def closure(root: str, limit: int) -> set[str] | None:
+            """`root` and what it depends on that is not in yet; None past `limit`."""
+            found: set[str] = set()
             todo = [root]
             while todo:
                 hash_ = todo.pop()
-                if hash_ in nodes or hash_ not in spans:
+                if hash_ in found or hash_ in nodes or hash_ not in spans:
                     continue
-                nodes[hash_] = node(hash_)
-                todo.extend(d["hash"] for d in nodes[hash_].get("dependencies", []))
+                found.add(hash_)
+                if len(found) > limit:
+                    return None
+                todo.extend(d["hash"] for d in node(hash_).get("dependencies", []))
+            return found
+
+        # Roots drawn at random whose closures fit what is left (as an environment's roots,
+        # they share much of what they depend on), until the lockfile holds `specs`.
+        for _ in range(100_000):
+            if len(nodes) >= specs:
+                break
+            root = rng.choice(hashes)
+            if root in nodes or node(root).get("external"):
+                continue
+            added = closure(root, max(specs - len(nodes), 20))
+            if not added:
+                continue
+            roots.append(root)
+            nodes.update((h, node(h)) for h in added)
     _change(nodes, roots, changed, rng)
     out.write_text(
         json.dumps(

@@ -12,7 +12,6 @@ fields, and named: "zlib-ng: +shared vs ~shared".
 from __future__ import annotations
 
 import bisect
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -25,6 +24,8 @@ from cachetui.model import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from cachetui.index.graph import Graph
     from cachetui.index.store import Index
 
@@ -33,11 +34,10 @@ Status = Literal["hit", "miss", "external"]
 # The own fields of a spec compared, in the order differences are listed.
 OWN_FIELDS = ("version", "compiler", "platform", "os", "target")
 NEAREST = 3  # nearest cached specs listed a miss
-# Of a package's rows, the best this many by their own fields have their dependencies
-# compared too (which needs the graph): enough to rank the top few by both.
+# Of a package's rows, the best this many by their own fields (and no more than tie with the
+# NEAREST-th) have their direct dependencies compared too: enough to rank the top few by both.
 _DEPENDENCY_CANDIDATES = 12
 _LINK_RUN = int(DepType.LINK | DepType.RUN)
-_COMPARED_COLUMNS = (*OWN_FIELDS, "variantset")
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,8 @@ class _Fields:
     variants: tuple[str, ...] | None
 
     def differences(self, other: _Fields) -> list[Difference]:
+        if self == other:  # (most dependencies compared: the walk only passes through them)
+            return []
         out = [
             Difference(name, mine, theirs)
             for name, mine, theirs in (
@@ -175,7 +177,8 @@ class _Fields:
             if mine is not None and theirs is not None and mine != theirs
         ]
         if self.variants is not None and other.variants is not None:
-            out += variant_differences(self.variants, other.variants)
+            if self.variants != other.variants:  # both in the readers' order
+                out += variant_differences(self.variants, other.variants)
         return out
 
 
@@ -184,6 +187,10 @@ def _fields_of_spec(spec: EnvironmentSpec) -> _Fields:
 
 
 class _Checker:
+    """Checks the specs of one environment against one index. What several misses share
+    (a spec's fields, a variant set read, a pair of dependencies compared) is worked out
+    once: the misses of an environment mostly differ by the same few dependencies."""
+
     def __init__(self, index: Index, environment: Environment) -> None:
         self.index = index
         self.specs = {s.hash: s for s in environment.specs}
@@ -191,6 +198,16 @@ class _Checker:
         self._graph_asked = False
         kinds = list(index.distinct_values("kind"))  # the code of `binary`; -1: no binary
         self._binary_code = kinds.index(BINARY_KIND) if BINARY_KIND in kinds else -1
+        self._codes: dict[str, dict[str | None, int]] = {}  # column -> value -> code
+        self._variant_maps: dict[int, dict[str, str]] = {}  # variant set code -> by name
+        self._row_fields: dict[int, _Fields] = {}
+        self._node_fields: dict[int, _Fields] = {}
+        self._node_rows: np.ndarray | None = None  # graph node -> its first row, -1: none
+        self._below: dict[tuple[str, int], tuple[Difference, ...]] = {}
+        self._my_edges: dict[str, dict[str, tuple[str, bytes]]] = {}
+        self._my_fields: dict[str, _Fields] = {}
+        self._edges_compared: dict[tuple[str, int], list[tuple[str, str | None, int | None]]] = {}
+        self._hash_array: np.ndarray | None = None  # the graph's node hashes, S32
 
     @property
     def graph(self) -> Graph | None:
@@ -230,73 +247,121 @@ class _Checker:
         """The cached binaries of the same package nearest to `spec`: fewest own differences
         first, then fewest dependency differences; one row a hash."""
         index = self.index
-        candidates: list[tuple[int, int, list[Difference]]] = []
+        candidates: list[tuple[int, int]] = []  # (own differences, row)
         seen: set[str] = set()
-        for row, differences in self._by_own_differences(spec):
+        for own, row in self._by_own_differences(spec):
             hash_ = index.hashes[row]
-            if hash_ not in seen:
-                seen.add(hash_)
-                candidates.append((len(differences), row, differences))
-                if len(candidates) == _DEPENDENCY_CANDIDATES:
-                    break
-        ranked = []
-        for own, row, differences in candidates:
-            dependencies = self.dependency_differences(spec, row)
-            ranked.append((own, len(dependencies), row, differences + dependencies))
-        ranked.sort(key=lambda item: item[:3])
+            if hash_ in seen:
+                continue
+            if len(candidates) >= NEAREST and own > candidates[NEAREST - 1][0]:
+                break  # more own differences than the first few: it cannot rank before them
+            seen.add(hash_)
+            candidates.append((own, row))
+            if len(candidates) == _DEPENDENCY_CANDIDATES:
+                break
+        # Ties on their own fields are broken by how many direct dependencies differ; only
+        # the ones kept are followed down (a walk costs far more than a count).
+        ranked = sorted(candidates, key=lambda c: (c[0], self._differing_direct(spec, c[1]), c[1]))
+        mine = _fields_of_spec(spec)
         return [
             Nearest(
-                row, index.hashes[row], spec.name, index.field("version", row), tuple(differences)
+                row,
+                index.hashes[row],
+                spec.name,
+                index.field("version", row),
+                tuple(
+                    mine.differences(self.row_fields(row)) + self.dependency_differences(spec, row)
+                ),
             )
-            for _, _, row, differences in ranked[:NEAREST]
+            for _, row in ranked[:NEAREST]
         ]
 
-    def _by_own_differences(self, spec: EnvironmentSpec) -> Iterator[tuple[int, list[Difference]]]:
-        """The binary rows of `spec`'s package, fewest own differences first (then in row
-        order), each with them. The package's rows are one slice of the index's columns:
-        each distinct combination of codes is compared once, however many rows share it."""
+    def _differing_direct(self, spec: EnvironmentSpec, row: int) -> int:
+        """How many direct dependencies of `spec` and of `row` differ (0 without a graph)."""
+        graph = self.graph
+        node = graph.node_of_row(row) if graph is not None else None
+        return 0 if graph is None or node is None else len(self._differing_edges(graph, spec, node))
+
+    def _by_own_differences(self, spec: EnvironmentSpec) -> Iterator[tuple[int, int]]:
+        """(own differences, row) for each binary row of `spec`'s package, fewest first (then
+        in row order). The package's rows are one slice of the index's columns, compared
+        with `spec`'s codes as arrays; each distinct variant set is compared once."""
         import numpy as np
 
-        index = self.index
         rows = self.package_rows(spec.name)
         if not rows:
             return
-        codes = index.parts.codes
+        codes = self.index.parts.codes
         window = slice(rows.start, rows.stop)
-        binary = codes["kind"][window] == self._binary_code
-        offsets = np.flatnonzero(binary)
+        offsets = np.flatnonzero(codes["kind"][window] == self._binary_code)
         if not len(offsets):
             return
-        table = np.stack([codes[c][window][binary] for c in _COMPARED_COLUMNS], axis=1)
-        combos, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
-        mine = _fields_of_spec(spec)
-        found = [mine.differences(self.row_fields(rows.start + int(offsets[f]))) for f in first]
-        order = sorted(range(len(combos)), key=lambda c: len(found[c]))
-        inverse = inverse.reshape(-1)
-        for combo in order:
-            for offset in offsets[inverse == combo].tolist():
-                yield rows.start + offset, found[combo]
+        counts = np.zeros(len(offsets), dtype=np.int64)
+        for column in OWN_FIELDS:
+            counts += codes[column][window][offsets] != self._code_of(column, getattr(spec, column))
+        sets, first, inverse = np.unique(
+            codes["variantset"][window][offsets], return_index=True, return_inverse=True
+        )
+        mine = variant_map(spec.variants)
+        distances = np.array(
+            [self._variant_distance(mine, rows.start + int(offsets[f])) for f in first.tolist()]
+        )
+        counts += distances[inverse.reshape(-1)]
+        order = np.argsort(counts, kind="stable")
+        yield from zip(counts[order].tolist(), (rows.start + offsets[order]).tolist())
+
+    def _code_of(self, column: str, value: str) -> int:
+        """The code of `value` in `column`; -1 where no row has it."""
+        table = self._codes.get(column)
+        if table is None:
+            values = self.index.distinct_values(column)
+            table = self._codes[column] = {v: code for code, v in enumerate(values)}
+        return table.get(value, -1)
+
+    def _variant_distance(self, mine: dict[str, str], row: int) -> int:
+        """How many variants differ between `mine` and the row's (its set read once)."""
+        code = int(self.index.parts.codes["variantset"][row])
+        theirs = self._variant_maps.get(code)
+        if theirs is None:
+            theirs = self._variant_maps[code] = variant_map(self.index.variants(row))
+        return sum(1 for name in mine.keys() | theirs.keys() if mine.get(name) != theirs.get(name))
 
     def row_fields(self, row: int) -> _Fields:
-        f = self.index.field
-        return _Fields(
-            f("version", row),
-            f("compiler", row),
-            f("platform", row),
-            f("os", row),
-            f("target", row),
-            self.index.variants(row),
-        )
+        fields = self._row_fields.get(row)
+        if fields is None:
+            f = self.index.field
+            fields = self._row_fields[row] = _Fields(
+                f("version", row),
+                f("compiler", row),
+                f("platform", row),
+                f("os", row),
+                f("target", row),
+                self.index.variants(row),
+            )
+        return fields
 
-    def node_fields(self, node: int) -> _Fields:
+    def node_fields(self, graph: Graph, node: int) -> _Fields:
         """A cache graph node's own fields: a binary's from its row, else what the graph
-        knows (an external's or a spec not in the cache: name, version, compiler)."""
-        graph = self.graph
-        assert graph is not None
-        rows = self.index.lookup_hash(graph.hash(node))
-        if rows:
-            return self.row_fields(rows[0])
-        return _Fields(graph.version(node), graph.compiler(node), None, None, None, None)
+        knows (an external's or a spec not in the cache: version, compiler)."""
+        fields = self._node_fields.get(node)
+        if fields is None:
+            row = self._row_of_node(graph, node)
+            fields = self._node_fields[node] = (
+                self.row_fields(row)
+                if row >= 0
+                else _Fields(graph.version(node), graph.compiler(node), None, None, None, None)
+            )
+        return fields
+
+    def _row_of_node(self, graph: Graph, node: int) -> int:
+        if self._node_rows is None:
+            import numpy as np
+
+            row_nodes = graph.parts.row_nodes
+            rows = np.flatnonzero(row_nodes >= 0)[::-1]  # the first row of a node wins
+            self._node_rows = np.full(graph.parts.n_nodes, -1, dtype=np.int64)
+            self._node_rows[row_nodes[rows]] = rows
+        return int(self._node_rows[node])
 
     # -- dependencies ---------------------------------------------------------------------
 
@@ -311,78 +376,89 @@ class _Checker:
         out: list[Difference] = []
         named: set[str] = set()
         compiler = spec.compiler.split("@", 1)[0]
-        theirs = {d.name: (d.hash, d.node) for d in graph.dependencies(node)}
-        mine = {name: hash_ for name, hash_, _ in spec.dependencies}
-        for name in sorted(mine.keys() | theirs.keys()):
-            if mine.get(name) == theirs.get(name, (None,))[0]:
-                continue
-            if name == compiler and self.index.field("compiler", row) != spec.compiler:
+        compiler_differs = self.index.field("compiler", row) != spec.compiler
+        for name, mine, theirs in self._differing_edges(graph, spec, node):
+            if name == compiler and compiler_differs:
                 continue  # already the compiler's difference
-            for difference in self._first_differing(name, mine.get(name), theirs.get(name)):
+            for difference in self._differing(graph, name, mine, theirs):
                 if difference.field not in named:
                     named.add(difference.field)
                     out.append(difference)
         return out
 
-    def _first_differing(
-        self, name: str, yours: str | None, cache: tuple[str, int] | None
-    ) -> list[Difference]:
-        """The first specs, going down from the dependency `name` (your hash; the cache's
-        hash and node), that differ in their own fields. Breadth first, each pair once."""
-        graph = self.graph
-        assert graph is not None
-        found: list[Difference] = []
-        todo: deque[tuple[tuple[str, ...], str | None, tuple[str, int] | None]] = deque(
-            [((name,), yours, cache)]
-        )
-        seen: set[tuple[str | None, int | None]] = set()
-        while todo:
-            path, mine_hash, theirs_at = todo.popleft()
-            their_hash, their_node = theirs_at if theirs_at is not None else (None, None)
-            if (mine_hash, their_node) in seen:
-                continue
-            seen.add((mine_hash, their_node))
-            dependency = path[-1]
-            my_spec = self.specs.get(mine_hash) if mine_hash else None
-            if my_spec is None or their_node is None:
-                found.append(
-                    Difference(
-                        f"dependency:{dependency}",
-                        _spec_text(my_spec, mine_hash),
-                        _node_text(graph, their_node, their_hash),
-                        path,
-                    )
-                )
-                continue
-            own = _fields_of_spec(my_spec).differences(self.node_fields(their_node))
-            if own:
-                found.append(
-                    Difference(
-                        f"dependency:{dependency}",
-                        " ".join(_side_text(d.field, d.yours) for d in own),
-                        " ".join(_side_text(d.field, d.cache) for d in own),
-                        path,
-                    )
-                )
-                continue
-            theirs = {d.name: (d.hash, d.node) for d in graph.dependencies(their_node)}
-            mine = {n: h for n, h, _ in my_spec.dependencies}
-            below = [
-                (path + (n,), mine.get(n), theirs.get(n))
-                for n in sorted(mine.keys() | theirs.keys())
-                if mine.get(n) != theirs.get(n, (None,))[0]
-            ]
-            if not below:  # the same fields, the same dependencies: only the hash tells
-                found.append(
-                    Difference(
-                        f"dependency:{dependency}",
-                        f"/{my_spec.hash[:7]}",
-                        f"/{graph.hash(their_node)[:7]}",
-                        path,
-                    )
-                )
-            todo.extend(below)
+    def _differing_edges(
+        self, graph: Graph, spec: EnvironmentSpec, node: int
+    ) -> list[tuple[str, str | None, int | None]]:
+        """(name, your hash, the cache's node) of each dependency whose hashes differ."""
+        found = self._edges_compared.get((spec.hash, node))
+        if found is None:
+            found = self._edges_compared[(spec.hash, node)] = self._compare_edges(graph, spec, node)
         return found
+
+    def _compare_edges(
+        self, graph: Graph, spec: EnvironmentSpec, node: int
+    ) -> list[tuple[str, str | None, int | None]]:
+        parts = graph.parts
+        start, end = int(parts.edge_starts[node]), int(parts.edge_starts[node + 1])
+        theirs = {
+            parts.names[parts.name_codes[target]]: target
+            for target in parts.edge_to[start:end].tolist()
+        }
+        mine = {name: hash_ for name, hash_, _ in spec.dependencies}
+        return [
+            (name, mine.get(name), theirs.get(name))
+            for name in sorted(mine.keys() | theirs.keys())
+            if name not in mine or name not in theirs or graph.hash(theirs[name]) != mine[name]
+        ]
+
+    def _differing(
+        self, graph: Graph, name: str, mine: str | None, theirs: int | None
+    ) -> tuple[Difference, ...]:
+        """The first specs, going down from the dependency `name` (your hash, the cache's
+        node), that differ in their own fields; each pair compared once an environment."""
+        my_spec = self.specs.get(mine) if mine is not None else None
+        if my_spec is None or theirs is None:
+            return (
+                Difference(
+                    f"dependency:{name}",
+                    _spec_text(my_spec, mine),
+                    _node_text(graph, theirs),
+                    (name,),
+                ),
+            )
+        key = (my_spec.hash, theirs)
+        found = self._below.get(key)
+        if found is None:
+            self._below[key] = ()  # a cycle back to this pair adds nothing
+            found = self._below[key] = tuple(self._compare(graph, name, my_spec, theirs))
+        return found
+
+    def _compare(
+        self, graph: Graph, name: str, my_spec: EnvironmentSpec, theirs: int
+    ) -> list[Difference]:
+        mine = self._my_fields.get(my_spec.hash)
+        if mine is None:
+            mine = self._my_fields[my_spec.hash] = _fields_of_spec(my_spec)
+        own = mine.differences(self.node_fields(graph, theirs))
+        field_name = f"dependency:{name}"
+        if own:
+            return [
+                Difference(
+                    field_name,
+                    " ".join(_side_text(d.field, d.yours) for d in own),
+                    " ".join(_side_text(d.field, d.cache) for d in own),
+                    (name,),
+                )
+            ]
+        out = [
+            Difference(d.field, d.yours, d.cache, (name, *d.path))
+            for below, mine, their_node in self._differing_edges(graph, my_spec, theirs)
+            for d in self._differing(graph, below, mine, their_node)
+        ]
+        # The same fields and nothing below that differs: only the hashes tell them apart.
+        return out or [
+            Difference(field_name, f"/{my_spec.hash[:7]}", f"/{graph.hash(theirs)[:7]}", (name,))
+        ]
 
 
 def _side_text(field_name: str, value: str | None) -> str:
@@ -404,10 +480,8 @@ def _spec_text(spec: EnvironmentSpec | None, hash_: str | None) -> str | None:
     return f"{spec.name}@{spec.version}" if spec is not None else f"/{hash_[:7]}"
 
 
-def _node_text(graph: Graph, node: int | None, hash_: str | None) -> str | None:
-    if hash_ is None:
-        return None
-    return f"{graph.name(node)}@{graph.version(node)}" if node is not None else f"/{hash_[:7]}"
+def _node_text(graph: Graph, node: int | None) -> str | None:
+    return None if node is None else f"{graph.name(node)}@{graph.version(node)}"
 
 
 # The environment facet (`cachetui --env`): its values, in the sidebar's order. A public
