@@ -104,6 +104,12 @@ def _key(mapping: dict, name: str) -> tuple[Any, bool] | None:
     return (mapping[name], False) if name in mapping else None
 
 
+def _bare(key: str) -> tuple[str, bool]:
+    """A key read from YAML, and whether it was written `key::` (spack_yaml.py)."""
+    override = key.endswith(":") and "@" not in key
+    return (key[:-1] if override else key), override
+
+
 def _merge(low: dict[str, Any], high: dict[Any, Any]) -> dict[str, Any]:
     """schema/__init__.py merge_yaml on mappings: `high`'s keys first, each merged into `low`'s
     value unless written `key::`."""
@@ -111,8 +117,7 @@ def _merge(low: dict[str, Any], high: dict[Any, Any]) -> dict[str, Any]:
     for key, value in high.items():
         if not isinstance(key, str):
             continue
-        override = key.endswith(":") and "@" not in key
-        name = key[:-1] if override else key
+        name, override = _bare(key)
         if not override and isinstance(low.get(name), dict) and isinstance(value, dict):
             value = _merge(low[name], value)
         merged[name] = value
@@ -132,7 +137,7 @@ def _written(value: Any, file: str) -> Any:
         return text
     if isinstance(value, dict):
         return {
-            k: _written(v, file) if str(k).rstrip(":") in ("url", "fetch") else v
+            k: _written(v, file) if isinstance(k, str) and _bare(k)[0] in ("url", "fetch") else v
             for k, v in value.items()
         }
     return value
@@ -164,7 +169,7 @@ class _Reader:
                 continue
             section = {k: _written(v, file) for k, v in section.items()}
             merged = _merge({} if override else merged, section)
-            where.update({str(k).rstrip(":"): file for k in section})
+            where.update({_bare(k)[0]: file for k in section if isinstance(k, str)})
         mirrors = [self._mirror(name, entry, where[name]) for name, entry in merged.items()]
         looked_in = list(dict.fromkeys(file for file, _ in self.scopes))
         found_mirrors = [m for m in mirrors if m is not None]
