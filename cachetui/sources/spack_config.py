@@ -151,8 +151,9 @@ class _Reader:
         self.scopes: list[tuple[str, str | None]] = []  # (file, the key its sections are under)
         self._seen: set[str] = set()
         self._loaded: dict[str, dict | None] = {}
-        env = environ.get("SPACK_ENV")
-        self.env_dir = os.path.abspath(env) if env else None
+        env = os.path.abspath(environ.get("SPACK_ENV") or os.devnull)
+        self.named_env = environ.get("SPACK_ENV")  # an environment's directory (cmd/__init__.py)
+        self.env_dir = env if os.path.isfile(os.path.join(env, "spack.yaml")) else None
 
     def read(self) -> SpackMirrors:
         self._instance()
@@ -197,13 +198,11 @@ class _Reader:
             self._directory(self._path(path, os.getcwd()), platform_dirs)
 
     def _environment(self) -> None:
-        if self.env_dir is None:
-            return
-        manifest = os.path.join(self.env_dir, "spack.yaml")
-        if os.path.isfile(manifest):
-            self._file(manifest, "spack")
-        else:
-            self._problem(self.env_dir, "$SPACK_ENV names no environment here (no spack.yaml)")
+        if self.env_dir is not None:
+            self._file(os.path.join(self.env_dir, "spack.yaml"), "spack")
+        elif self.named_env:
+            said = "$SPACK_ENV names no environment here (no spack.yaml)"
+            self._problem(os.path.abspath(self.named_env), said)
 
     def _directory(self, path: str, platform_dirs: bool = False) -> None:
         if path not in self._seen:
