@@ -73,7 +73,6 @@ def make_lockfile(index: Path, out: Path, specs: int, changed: float, seed: int)
     nodes: dict[str, dict] = {}
     roots: list[str] = []
     with open(index, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
-
         decoded: dict[str, dict] = {}
 
         def node(hash_: str) -> dict:

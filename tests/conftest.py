@@ -7,6 +7,7 @@ status, screen_text, ...) are in tests/helpers.py: `from helpers import ...`.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,27 @@ def private_cache(tmp_path_factory, monkeypatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
     return cache / "cachetui"
+
+
+@pytest.fixture(scope="session")
+def empty_spack_scopes(tmp_path_factory) -> tuple[Path, Path]:
+    """An empty user and system scope for Spack (nothing writes in them)."""
+    return tmp_path_factory.mktemp("spack-user"), tmp_path_factory.mktemp("spack-system")
+
+
+@pytest.fixture(autouse=True)
+def no_spack_of_the_developers(empty_spack_scopes, monkeypatch) -> None:
+    """Tests never see the developer's own Spack (with no SOURCE, cachetui reads Spack's
+    mirrors): no `spack` on PATH, no $SPACK_ROOT, no active environment, empty user and system
+    scopes. A test of Spack's mirrors sets up its own."""
+    for name in ("SPACK_ROOT", "SPACK_ENV", "SPACK_DISABLE_LOCAL_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    user, system = empty_spack_scopes
+    monkeypatch.setenv("SPACK_USER_CONFIG_PATH", str(user))
+    monkeypatch.setenv("SPACK_SYSTEM_CONFIG_PATH", str(system))
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    kept = [f for f in folders if not (f and os.path.exists(os.path.join(f, "spack")))]
+    monkeypatch.setenv("PATH", os.pathsep.join(kept))
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,10 @@ import sys
 from cachetui.config import (
     Config,
     load_config,
+    settle_sources,
 )
 from cachetui.index.hashes import HashPrefixError, hash_prefix_in
+from cachetui.model import LoadProblem
 from cachetui.output import (
     download_text,
     json_text,
@@ -26,16 +28,21 @@ class UsageError(Exception):
 
 
 def service_for(options: argparse.Namespace, config: Config) -> IndexService:
+    """The service for the sources named on the command line, else the config file's, else
+    Spack's mirrors, else the sample data; `spack` among them is Spack's mirrors. Settled when
+    it loads (the app's worker), and kept in `config.chosen`."""
     return IndexService(
         sources_of(options, config),
         cache_dir=options.cache_dir,
         use_cache=not options.no_cache,
         environment=getattr(options, "env", None),
+        settle=lambda: settle_sources(config, options.sources),
     )
 
 
 def sources_of(options: argparse.Namespace, config: Config) -> list[str]:
-    """The sources named on the command line, else the config file's (else the sample data)."""
+    """The sources as given: on the command line, else in the config file (none: Spack's
+    mirrors or the sample data, `spack`: Spack's mirrors, both settled by the service)."""
     return options.sources or config.sources
 
 
@@ -47,23 +54,25 @@ def config_problems_to_stderr(config: Config) -> None:
         )
 
 
-def load(options: argparse.Namespace) -> LoadReport:
-    """Load for a sub-command: problems go to stderr; nothing loadable is a usage error."""
-    config = load_config(options.config, state_path=None)
-    config_problems_to_stderr(config)
-    sources = sources_of(options, config)
-    report = service_for(options, config).load(
-        download=download_progress() if sys.stderr.isatty() else None
-    )
-    for problem in report.problems:
+def load_problems_to_stderr(problems: list[LoadProblem]) -> None:
+    for problem in problems:
         print(
             f"cachetui: {problem.severity}: {visible(problem.source)}: {visible(problem.message)}",
             file=sys.stderr,
         )
+
+
+def load(options: argparse.Namespace) -> LoadReport:
+    """Load for a sub-command: problems go to stderr; nothing loadable is a usage error."""
+    config = load_config(options.config, state_path=None)
+    config_problems_to_stderr(config)
+    service = service_for(options, config)
+    report = service.load(download=download_progress() if sys.stderr.isatty() else None)
+    load_problems_to_stderr(report.problems)
     if report.index.n_specs == 0:
-        raise UsageError(
-            "nothing loadable in " + ", ".join(visible(s) for s in sources or ["the sample data"])
-        )
+        sample = config.chosen is None or config.chosen.sample
+        named = ["the sample data"] if sample else sources_of(options, config) or service.sources
+        raise UsageError("nothing loadable in " + ", ".join(visible(s) for s in named))
     return report
 
 

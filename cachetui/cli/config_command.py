@@ -8,11 +8,13 @@ from cachetui.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     config_problems_to_stderr,
+    load_problems_to_stderr,
     print_json,
 )
 from cachetui.config import (
     describe,
     load_config,
+    settle_sources,
 )
 from cachetui.output import (
     problem_json,
@@ -28,6 +30,7 @@ def config_command(options: argparse.Namespace) -> int:
 
     config = load_config(options.config)
     check_config(config)
+    chosen = settle_sources(config)  # (Spack's mirrors, when no sources are set)
     rows = describe(config)
     if options.json:
         print_json(
@@ -35,6 +38,8 @@ def config_command(options: argparse.Namespace) -> int:
                 "file": str(config.path),
                 "settings": [{"key": k, "value": v, "origin": o} for k, v, o in rows],
                 "problems": [problem_json(p) for p in config.problems],
+                # reading Spack's configuration: load problems, not the config file's
+                "source_problems": [problem_json(p) for p in chosen.problems],
             }
         )
     else:
@@ -44,4 +49,5 @@ def config_command(options: argparse.Namespace) -> int:
         )
         print(table(("key", "value", "from"), rows))
         config_problems_to_stderr(config)
+        load_problems_to_stderr(chosen.problems)
     return EXIT_USAGE if config.problems else EXIT_OK

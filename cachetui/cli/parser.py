@@ -15,8 +15,9 @@ from cachetui.textsafe import visible
 SOURCES_HELP = (
     "cache.spack.io summaries, Spack build-cache index.json files, mirror roots, "
     "cache_spack_io_index.json "
-    "tag maps, spec files: files, directories or http(s)/file/s3 URLs (default: the bundled "
-    "sample data)"
+    "tag maps, spec files: files, directories or http(s)/file/s3 URLs; `spack`: the binary "
+    "mirrors Spack is configured with (default: the config file's sources, else Spack's mirrors, "
+    "else the bundled sample data)"
 )
 
 

@@ -12,6 +12,7 @@ from cachetui.cli.common import (
 )
 from cachetui.config import (
     ORIGIN_COMMAND_LINE,
+    SPACK_SOURCE,
     load_config,
 )
 from cachetui.textsafe import visible
@@ -32,10 +33,13 @@ def run_app(options: argparse.Namespace) -> int:
     from pathlib import Path
 
     config = load_config(options.config)
-    missing = [s for s in options.sources if not is_url(s) and not Path(s).expanduser().exists()]
-    if options.sources and len(missing) == len(
-        options.sources
-    ):  # (the config file's: load problems, as any)
+    missing = [
+        s
+        for s in options.sources
+        if not is_url(s) and s != SPACK_SOURCE and not Path(s).expanduser().exists()
+    ]
+    # The config file's missing, or `spack` with no mirror: load problems, as any.
+    if options.sources and len(missing) == len(options.sources):
         raise UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
     if options.color:
         config.color, config.origins["color"] = options.color, ORIGIN_COMMAND_LINE

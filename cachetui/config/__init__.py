@@ -11,6 +11,7 @@ settings.py     the settings, their allowed values and origins (Config, ConfigPr
 loading.py      reading the TOML file, $PAGER and the state file into a Config
 checks.py       each top-level key's check; keymap.py the [keymap] table's
 state.py        the state file: the theme remembered from the app
+sources.py      which sources are read and where they came from (`spack`: Spack's mirrors)
 description.py  every setting as TOML with its origin, for `cachetui config`
 toml_text.py    values written back as TOML, and echoed safely in warnings
 """
@@ -25,9 +26,11 @@ from cachetui.config.settings import (
     ORIGIN_COMMAND_LINE,
     ORIGIN_DEFAULT,
     ORIGIN_PAGER_ENV,
+    ChosenSources,
     Config,
     ConfigProblem,
 )
+from cachetui.config.sources import ORIGIN_SAMPLE, SPACK_SOURCE, settle_sources
 from cachetui.config.state import default_state_path, remember_theme
 
 __all__ = [
@@ -37,6 +40,9 @@ __all__ = [
     "ORIGIN_COMMAND_LINE",
     "ORIGIN_DEFAULT",
     "ORIGIN_PAGER_ENV",
+    "ORIGIN_SAMPLE",
+    "SPACK_SOURCE",
+    "ChosenSources",
     "Config",
     "ConfigProblem",
     "check_keymap",
@@ -45,4 +51,5 @@ __all__ = [
     "describe",
     "load_config",
     "remember_theme",
+    "settle_sources",
 ]

@@ -26,6 +26,7 @@ from cachetui.config.checks import (
 )
 from cachetui.config.keymap import check_keymap_table
 from cachetui.config.settings import KEYS, ORIGIN_PAGER_ENV, Config, ConfigProblem
+from cachetui.config.sources import SPACK_SOURCE
 from cachetui.config.state import default_state_path, read_state
 from cachetui.config.toml_text import quoted_name, suggestion
 from cachetui.textsafe import visible
@@ -181,5 +182,9 @@ def _apply_remembered_theme(config: Config) -> None:
 
 
 def _relative_to(folder: Path, sources: list[str]) -> list[str]:
-    """A relative path in the config file means beside the file, wherever cachetui runs from."""
-    return [s if has_scheme(s) or os.path.isabs(s) else str(folder / s) for s in sources]
+    """A relative path in the config file means beside the file, wherever cachetui runs from
+    (`spack` is Spack's mirrors; a directory named so is `./spack`)."""
+    return [
+        s if has_scheme(s) or os.path.isabs(s) or s == SPACK_SOURCE else str(folder / s)
+        for s in sources
+    ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cachetui.model import LoadProblem
+
 COLORS = ("auto", "256", "truecolor", "none")
 KEYS = ("sources", "theme", "color", "mouse", "pager", "keymap")
 
@@ -24,6 +26,17 @@ class ConfigProblem:
 
 
 @dataclass
+class ChosenSources:
+    """What is read and where it came from (sources.py `settle_sources`)."""
+
+    sources: list[str]  # `spack` expanded; empty: nothing, or the bundled sample data (`sample`)
+    origin: str  # for `cachetui config`: the command line, the file, Spack's mirrors, default
+    summary: str  # the same in a few words, for the status line: "Spack's mirrors"
+    problems: list[LoadProblem] = field(default_factory=list)  # reading Spack's configuration
+    sample: bool = False  # none given and no Spack mirror: the bundled sample data
+
+
+@dataclass
 class Config:
     sources: list[str] = field(default_factory=list)
     theme: str | None = None
@@ -37,6 +50,12 @@ class Config:
     problems: list[ConfigProblem] = field(default_factory=list)
     path: Path | None = None  # the config file read (or that would have been read)
     state_path: Path | None = None  # where the picked theme is remembered; None: it is not
+    chosen: ChosenSources | None = None  # the sources read, once settled (sources.py)
 
     def origin(self, key: str) -> str:
         return self.origins.get(key, ORIGIN_DEFAULT)
+
+    @property
+    def sources_origin(self) -> str | None:
+        """Where the sources read came from, in a few words (None: not settled yet)."""
+        return self.chosen.summary if self.chosen is not None else None

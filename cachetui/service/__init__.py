@@ -17,6 +17,7 @@ from cachetui.resources import sample_data_dir
 from cachetui.service.compare import TagComparisons
 
 if TYPE_CHECKING:
+    from cachetui.config.settings import ChosenSources
     from cachetui.index.filter import Filter, Result
     from cachetui.index.store import Index
     from cachetui.service.check import CheckReport
@@ -50,9 +51,16 @@ class IndexService:
         cache_dir: str | Path | None = None,
         use_cache: bool = True,
         environment: str | None = None,
+        settle: Callable[[], ChosenSources] | None = None,
     ) -> None:
         # No source given: the sample data that ships with cachetui.
         self.sources: list[str] = list(sources) if sources else [str(sample_data_dir())]
+        # Settles the sources at each load, in the worker (`spack` is Spack's mirrors, read
+        # from its configuration then): what is read, what reading them said, where they came
+        # from in a few words (for the status line).
+        self._settle = settle
+        self.notes: list[LoadProblem] = []
+        self.sources_origin: str | None = None
         # Where the on-disk index lives; None: it is neither read nor written.
         self.cache_dir: Path | None = (
             (Path(cache_dir) if cache_dir else default_cache_dir()) if use_cache else None
@@ -79,6 +87,21 @@ class IndexService:
         """Read every source and build the index (blocking: call it from a worker).
 
         `download(url, bytes done, bytes in all or None)` reports downloads under way."""
+        if self._settle is not None:
+            chosen = self._settle()
+            sample = [str(sample_data_dir())] if chosen.sample else []
+            self.sources = chosen.sources or sample
+            self.notes, self.sources_origin = list(chosen.problems), chosen.summary
+        report = self._load(progress, cancelled, download)
+        report.problems[:0] = self.notes
+        return report
+
+    def _load(
+        self,
+        progress: Progress | None,
+        cancelled: Callable[[], bool] | None,
+        download: DownloadProgress | None,
+    ) -> LoadReport:
         # numpy and the readers load here, in the worker, not before the app's first frame.
         from cachetui.index import snapshot
         from cachetui.sources.mirror import has_urls

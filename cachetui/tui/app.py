@@ -27,6 +27,7 @@ from cachetui.tui.clipboard import clipboard_sequences
 from cachetui.tui.keys import KeyEntry, binding_ids, key_entries, keymap_clashes
 from cachetui.tui.messages import Loaded
 from cachetui.tui.palette import CacheCommands
+from cachetui.tui.screens.coverage import CoverageScreen
 from cachetui.tui.screens.diff import DiffScreen
 from cachetui.tui.screens.export import ExportScreen
 from cachetui.tui.screens.hash_lookup import HashLookupScreen
@@ -184,6 +185,7 @@ HELP_OWNERS: list[type] = [
     SpecDetail,
     HashLookupScreen,
     DiffScreen,
+    CoverageScreen,
     ExportScreen,
     HelpScreen,
     ProblemsScreen,

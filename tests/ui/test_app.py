@@ -259,7 +259,7 @@ async def test_help_lists_every_binding() -> None:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         lines = screen_lines(app)
-        for _ in range(4):  # and what scrolling down shows
+        for _ in range(6):  # and what scrolling down shows
             await pilot.press("pagedown")
             lines += screen_lines(app)
         entries = key_entries(HELP_OWNERS)

@@ -170,7 +170,7 @@ async def test_help_scrolls_to_its_last_binding_at_80x24() -> None:
         await pilot.press("question_mark")
         last = key_entries(HELP_OWNERS)[-1].id
         assert last not in screen_text(app)
-        for _ in range(6):
+        for _ in range(8):
             await pilot.press("pagedown")
         assert last in screen_text(app)
 

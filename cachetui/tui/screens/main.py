@@ -21,6 +21,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from cachetui.config.sources import CHOSEN_BY_DEFAULT
 from cachetui.index.filter import Filter, Result
 from cachetui.index.highlight import highlight_for
 from cachetui.index.query import QueryError
@@ -270,7 +271,14 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
         report = self.service.report
         if report and report.problems:
             status.append(f" · {len(report.problems)} load problems (p)", style="bold")
-        self.query_one("#status", Static).update(status, layout=False)  # one line, always
+        # No source given: what is shown (Spack's mirrors, the sample data), where it fits
+        # whole after what the user can act on (`cachetui config` always says).
+        line = self.query_one("#status", Static)
+        note = f" · {self.service.sources_origin}"
+        room = line.content_size.width or self.app.size.width - 2  # (before the first layout)
+        if self.service.sources_origin in CHOSEN_BY_DEFAULT and len(status) + len(note) <= room:
+            status.append(note)
+        line.update(status, layout=False)  # one line, always
 
     # -- events from the widgets (messages up) ------------------------------------------
 

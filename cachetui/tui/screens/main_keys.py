@@ -93,7 +93,7 @@ MAIN_BINDINGS: list[BindingType] = [
         "coverage",
         "Environment",
         show=False,
-        id="environment-coverage",
+        id="show-coverage",
         tooltip=(
             "With --env: the environment's specs, each a hit or a miss, the share the cache "
             "covers, and a miss's nearest cached specs with what differs"
