@@ -11,6 +11,8 @@ from pathlib import Path
 
 from helpers import SPACK_REAL, fake_hash
 
+from cachetui.model import NO_COMPILER, EnvironmentSpec, deptype_names
+
 _BLOB = "893351c1838d74464bf14efcf2087b8f6ef020849dbf87bb2e8a2acdd49300a4"
 V3_RICH_BLOB = SPACK_REAL / "sources/v3-rich/blobs/sha256" / _BLOB[:2] / _BLOB
 HDF5 = "vglgw4reavn65vx5d4dlqn6rjywnq76d"  # hdf5@1.10.5 +mpi: openmpi, zlib, ... below it
@@ -84,3 +86,32 @@ def with_node(nodes: dict[str, dict], old: str, new: dict) -> dict[str, dict]:
 
 def by_name(nodes: dict[str, dict], name: str) -> str:
     return next(h for h, n in nodes.items() if n["name"] == name)
+
+
+def node_of(spec: EnvironmentSpec) -> dict:
+    """`spec` as a build cache's record writes it (Spack 1.x's node, the compiler as an
+    annotation): what the readers give back as the same fields."""
+    parameters: dict = {}
+    for variant in spec.variants:
+        if variant[:1] in "+~":
+            parameters[variant[1:]] = variant[0] == "+"
+        else:
+            key, _, value = variant.partition("=")
+            parameters[key.rstrip(":")] = value.split(",") if key.endswith(":") else value
+    node = {
+        "name": spec.name,
+        "version": spec.version,
+        "arch": {"platform": spec.platform, "platform_os": spec.os, "target": spec.target},
+        "namespace": "builtin",
+        "parameters": parameters,
+        "dependencies": [
+            {"name": name, "hash": hash_, "parameters": {"deptypes": deptype_names(bits)}}
+            for name, hash_, bits in spec.dependencies
+        ],
+        "hash": spec.hash,
+    }
+    if spec.compiler != NO_COMPILER:
+        node["annotations"] = {"compiler": spec.compiler.replace("@", "@=", 1)}
+    if spec.external:
+        node["external"] = {"path": "/usr", "module": None}
+    return node

@@ -27,15 +27,18 @@ class UsageError(Exception):
     """Bad usage, or nothing loadable: said on stderr, exit code 2."""
 
 
-def service_for(options: argparse.Namespace, config: Config) -> IndexService:
+def service_for(
+    options: argparse.Namespace, config: Config, environment: str | None = None
+) -> IndexService:
     """The service for the sources named on the command line, else the config file's, else
     Spack's mirrors, else the sample data; `spack` among them is Spack's mirrors. Settled when
-    it loads (the app's worker), and kept in `config.chosen`."""
+    it loads (the app's worker), and kept in `config.chosen`. `environment`: checked against
+    the cache at each load (the app's --env)."""
     return IndexService(
         sources_of(options, config),
         cache_dir=options.cache_dir,
         use_cache=not options.no_cache,
-        environment=getattr(options, "env", None),
+        environment=environment,
         settle=lambda: settle_sources(config, options.sources),
     )
 

@@ -43,6 +43,8 @@ def run_app(options: argparse.Namespace) -> int:
         raise UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
     if options.color:
         config.color, config.origins["color"] = options.color, ORIGIN_COMMAND_LINE
+    if options.env:
+        config.env, config.origins["env"] = options.env, ORIGIN_COMMAND_LINE
     if options.no_mouse:
         config.mouse, config.origins["mouse"] = False, ORIGIN_COMMAND_LINE
     _set_colors(config.color)
@@ -54,7 +56,7 @@ def run_app(options: argparse.Namespace) -> int:
         CacheTUI,  # Textual is imported only here, after the colours are set
     )
 
-    app = CacheTUI(service=service_for(options, config), config=config)
+    app = CacheTUI(service=service_for(options, config, config.env), config=config)
     app.run(mouse=config.mouse)
     config_problems_to_stderr(config)  # shown in the app too; here they outlive it
     return app.return_code or 0

@@ -39,6 +39,13 @@ def check_sources(raw: object, report: Report) -> list[str]:
     return sources
 
 
+def check_env(raw: object, report: Report) -> str:
+    """A spack.lock, an environment directory, a spec file or an install database."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise BadValue(f"must be a non-empty string (a path), not {shown(raw)}")
+    return os.path.expanduser(raw)
+
+
 def check_theme(raw: object, report: Report) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise BadValue(f"must be a non-empty string, not {shown(raw)}")

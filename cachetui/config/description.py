@@ -22,6 +22,7 @@ def describe(config: Config) -> list[tuple[str, str, str]]:
             sources = ("sources", "[]", ORIGIN_SAMPLE)
     rows = [
         sources,
+        ("env", as_toml(config.env), config.origin("env")),
         ("theme", as_toml(config.theme or DEFAULT_THEME), config.origin("theme")),
         ("color", as_toml(config.color), config.origin("color")),
         ("mouse", as_toml(config.mouse), config.origin("mouse")),

@@ -19,6 +19,7 @@ from cachetui.config.checks import (
     BadValue,
     Report,
     check_color,
+    check_env,
     check_mouse,
     check_pager,
     check_sources,
@@ -135,6 +136,7 @@ def _apply_table(
 
     checks: dict[str, Callable[[object, Report], object]] = {
         "sources": check_sources,
+        "env": check_env,
         "theme": check_theme,
         "color": check_color,
         "mouse": check_mouse,
@@ -154,6 +156,8 @@ def _apply_table(
         if key == "sources":
             # checks["sources"] is check_sources, which returns list[str]
             value = _relative_to(Path(source).parent, cast("list[str]", value))
+        elif key == "env":  # a relative path is beside the file, as the sources are
+            value = _relative_to(Path(source).parent, [cast(str, value)])[0]
         setattr(config, key, value)
         config.origins[key] = source
         if key == "keymap":

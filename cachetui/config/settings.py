@@ -8,7 +8,7 @@ from pathlib import Path
 from cachetui.model import LoadProblem
 
 COLORS = ("auto", "256", "truecolor", "none")
-KEYS = ("sources", "theme", "color", "mouse", "pager", "keymap")
+KEYS = ("sources", "env", "theme", "color", "mouse", "pager", "keymap")
 
 ORIGIN_DEFAULT = "default"
 DEFAULT_THEME = "textual-dark"  # legible in 256 colours (tests/ui/test_session.py)
@@ -39,6 +39,7 @@ class ChosenSources:
 @dataclass
 class Config:
     sources: list[str] = field(default_factory=list)
+    env: str | None = None  # an environment the app checks against the cache (--env)
     theme: str | None = None
     color: str = "auto"
     mouse: bool = True

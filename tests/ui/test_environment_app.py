@@ -174,3 +174,27 @@ async def test_an_environment_that_cannot_be_read_is_a_load_problem(tmp_path: Pa
         assert str(bad) in app.screen.service.report.problems[0].source
         await pilot.press("E")
         assert any("could not be read" in n.message for n in app._notifications)
+
+
+def test_the_app_takes_env_from_the_config_file_and_env_wins(
+    env_and_cache, tmp_path: Path, monkeypatch
+) -> None:
+    from cachetui.cli import main
+
+    lock, cache, made = env_and_cache
+    seen: dict = {}
+
+    def run(self, mouse: bool = True, **kw) -> None:  # load as the app's worker would
+        self.service.load()
+        seen["check"] = self.service.check
+
+    monkeypatch.setattr(CacheTUI, "run", run)
+    monkeypatch.setenv("TEXTUAL_FPS", "60")  # (run_app sets it when unset)
+    config = tmp_path / "config.toml"
+    config.write_text('env = "env/spack.lock"\n')  # beside the file
+    assert main(["--no-cache", "--config", str(config), str(cache)]) == 0
+    assert len(seen["check"].checks) == len(made["nodes"])
+    one = {HDF5: made["nodes"][HDF5]}
+    other = write_lockfile(tmp_path / "other" / "spack.lock", one, [HDF5])
+    assert main(["--no-cache", "--config", str(config), "--env", str(other), str(cache)]) == 0
+    assert [c.spec.hash for c in seen["check"].checks] == [HDF5]

@@ -12,6 +12,7 @@ from environments import (
     by_name,
     changed,
     closure,
+    node_of,
     real_nodes,
     with_node,
     write_cache,
@@ -20,6 +21,8 @@ from environments import (
 from helpers import SPACK_REAL
 
 from cachetui.cli import main
+from cachetui.model import DepType
+from cachetui.sources.environment import read_environment
 
 pytestmark = pytest.mark.skipif(not SPACK_REAL.exists(), reason="needs ../shared/real")
 
@@ -247,3 +250,66 @@ def test_an_environment_that_cannot_be_read_is_a_usage_error(capsys, tmp_path) -
     code, out, err = run(capsys, "check", str(bad), "--no-cache")
     assert code == 2
     assert str(bad) in err and not out
+
+
+ENVIRONMENTS = Path(__file__).parent.parent / "fixtures" / "environments"
+LOCKFILES = sorted(ENVIRONMENTS.glob("v*.spack.lock"))
+
+
+def test_there_is_a_lockfile_of_every_version() -> None:
+    assert [p.name for p in LOCKFILES] == [f"v{n}.spack.lock" for n in range(1, 7)]
+
+
+@pytest.mark.parametrize("lock", LOCKFILES, ids=lambda p: p.name)
+def test_every_lockfile_version_hits_and_misses(capsys, tmp_path: Path, lock: Path) -> None:
+    specs = read_environment(str(lock)).specs
+    nodes = {s.hash: node_of(s) for s in specs}
+    code, report = check_json(capsys, lock, write_cache(tmp_path / "as-is", nodes))
+    assert code == 0
+    externals = {s.hash for s in specs if s.external}
+    assert {s["hash"]: s["status"] for s in report["specs"]} == {
+        s.hash: "external" if s.hash in externals else "hit" for s in specs
+    }
+    # A spec a root links with (no external), in the cache at another version.
+    by_hash = {s.hash: s for s in specs}
+    root = next(s for s in specs if s.root)
+    leaf = next(
+        by_hash[h]
+        for _, h, bits in root.dependencies
+        if bits & (DepType.LINK | DepType.RUN) and h in by_hash and not by_hash[h].external
+    )
+    other = changed(nodes[leaf.hash], lambda n: n.update(version=leaf.version + ".99"))
+    cache = write_cache(tmp_path / "changed", with_node(nodes, leaf.hash, other))
+    code, report = check_json(capsys, lock, cache)
+    assert code == 1
+    missed = [s for s in report["specs"] if s["status"] == "miss"]
+    assert [s["hash"] for s in missed] == [leaf.hash]
+    assert missed[0]["nearest"][0]["differences"] == [
+        {"field": "version", "yours": leaf.version, "cache": leaf.version + ".99"}
+    ]
+
+    def links_with(spec, hash_: str) -> bool:
+        return spec.hash == hash_ or any(
+            bits & (DepType.LINK | DepType.RUN) and h in by_hash and links_with(by_hash[h], hash_)
+            for _, h, bits in spec.dependencies
+        )
+
+    roots = [s for s in specs if s.root]
+    assert report["summary"]["roots_covered"] == sum(not links_with(r, leaf.hash) for r in roots)
+    assert report["summary"]["roots_covered"] < len(roots)
+
+
+def test_an_environment_directory_a_spec_file_and_an_install_database(
+    capsys, tmp_path: Path
+) -> None:
+    for given, kind in (
+        (ENVIRONMENTS / "env-dir", "spack.lock"),
+        (ENVIRONMENTS / "openmpi.spec.json", "spec file"),
+        (ENVIRONMENTS / "install-db", "install database"),
+    ):
+        specs = read_environment(str(given)).specs
+        cache = write_cache(tmp_path / given.name, {s.hash: node_of(s) for s in specs})
+        code, report = check_json(capsys, given, cache)
+        assert code == 0, given
+        assert report["environment"] == str(given) and report["format"].startswith(kind)
+        assert report["summary"]["roots"] >= 1 and report["summary"]["misses"] == 0

@@ -119,11 +119,14 @@ def test_an_empty_file_gives_the_defaults(tmp_path: Path) -> None:
 def test_describe_shows_each_value_as_toml_with_its_origin(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PAGER", "most")
     path = write(
-        tmp_path, 'theme = "nord"\nsources = "https://x.example/c/"\n[keymap]\ncopy-hash = "y"\n'
+        tmp_path,
+        'theme = "nord"\nsources = "https://x.example/c/"\nenv = "envs/mine"\n'
+        '[keymap]\ncopy-hash = "y"\n',
     )
     rows = describe(load(path))
     assert rows == [
         ("sources", '["https://x.example/c/"]', str(path)),
+        ("env", f'"{path.parent / "envs" / "mine"}"', str(path)),  # beside the file
         ("theme", '"nord"', str(path)),
         ("color", '"auto"', "default"),
         ("mouse", "true", "default"),
