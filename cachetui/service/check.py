@@ -208,6 +208,7 @@ class _Checker:
         self._my_fields: dict[str, _Fields] = {}
         self._edges_compared: dict[tuple[str, int], list[tuple[str, str | None, int | None]]] = {}
         self._hash_array: np.ndarray | None = None  # the graph's node hashes, S32
+        self._table: np.ndarray | None = None  # see _own_table
 
     @property
     def graph(self) -> Graph | None:
@@ -284,31 +285,41 @@ class _Checker:
 
     def _by_own_differences(self, spec: EnvironmentSpec) -> Iterator[tuple[int, int]]:
         """(own differences, row) for each binary row of `spec`'s package, fewest first (then
-        in row order). The package's rows are one slice of the index's columns, compared
-        with `spec`'s codes as arrays; each distinct variant set is compared once."""
+        in row order). The package's rows are one slice of a table of the compared codes,
+        compared with `spec`'s as arrays; each distinct variant set is compared once."""
         import numpy as np
 
         rows = self.package_rows(spec.name)
         if not rows:
             return
-        codes = self.index.parts.codes
-        window = slice(rows.start, rows.stop)
-        offsets = np.flatnonzero(codes["kind"][window] == self._binary_code)
+        block = self._own_table()[rows.start : rows.stop]
+        binary = block[:, -1] == self._binary_code
+        offsets = np.arange(len(block)) if binary.all() else np.flatnonzero(binary)
         if not len(offsets):
             return
-        counts = np.zeros(len(offsets), dtype=np.int64)
-        for column in OWN_FIELDS:
-            counts += codes[column][window][offsets] != self._code_of(column, getattr(spec, column))
-        sets, first, inverse = np.unique(
-            codes["variantset"][window][offsets], return_index=True, return_inverse=True
-        )
-        mine = variant_map(spec.variants)
+        block = block[offsets] if len(offsets) < len(binary) else block
+        mine = np.array([self._code_of(c, getattr(spec, c)) for c in OWN_FIELDS])
+        counts = np.count_nonzero(block[:, : len(OWN_FIELDS)] != mine, axis=1)
+        sets, first, inverse = np.unique(block[:, -2], return_index=True, return_inverse=True)
+        my_variants = variant_map(spec.variants)
         distances = np.array(
-            [self._variant_distance(mine, rows.start + int(offsets[f])) for f in first.tolist()]
+            [self._variant_distance(my_variants, rows.start + int(offsets[f])) for f in first]
         )
         counts += distances[inverse.reshape(-1)]
         order = np.argsort(counts, kind="stable")
         yield from zip(counts[order].tolist(), (rows.start + offsets[order]).tolist())
+
+    def _own_table(self) -> np.ndarray:
+        """A row's codes of OWN_FIELDS, its variant set and its kind, one row a row: built
+        when the first miss asks (a few ms at a million specs), then sliced per package."""
+        if self._table is None:
+            import numpy as np
+
+            codes = self.index.parts.codes
+            self._table = np.stack(
+                [codes[c] for c in (*OWN_FIELDS, "variantset", "kind")], axis=1
+            ).astype(np.int32)
+        return self._table
 
     def _code_of(self, column: str, value: str) -> int:
         """The code of `value` in `column`; -1 where no row has it."""
@@ -436,10 +447,10 @@ class _Checker:
     def _compare(
         self, graph: Graph, name: str, my_spec: EnvironmentSpec, theirs: int
     ) -> list[Difference]:
-        mine = self._my_fields.get(my_spec.hash)
-        if mine is None:
-            mine = self._my_fields[my_spec.hash] = _fields_of_spec(my_spec)
-        own = mine.differences(self.node_fields(graph, theirs))
+        fields = self._my_fields.get(my_spec.hash)
+        if fields is None:
+            fields = self._my_fields[my_spec.hash] = _fields_of_spec(my_spec)
+        own = fields.differences(self.node_fields(graph, theirs))
         field_name = f"dependency:{name}"
         if own:
             return [
@@ -450,11 +461,14 @@ class _Checker:
                     (name,),
                 )
             ]
-        out = [
-            Difference(d.field, d.yours, d.cache, (name, *d.path))
-            for below, mine, their_node in self._differing_edges(graph, my_spec, theirs)
-            for d in self._differing(graph, below, mine, their_node)
-        ]
+        # Each spec that differs is named once, by the first way down to it: several ways
+        # often lead to one (a rebuilt library below several others), and the report names
+        # a dependency once anyway.
+        found: dict[str, Difference] = {}
+        for below, my_hash, their_node in self._differing_edges(graph, my_spec, theirs):
+            for d in self._differing(graph, below, my_hash, their_node):
+                found.setdefault(d.field, d)
+        out = [Difference(d.field, d.yours, d.cache, (name, *d.path)) for d in found.values()]
         # The same fields and nothing below that differs: only the hashes tell them apart.
         return out or [
             Difference(field_name, f"/{my_spec.hash[:7]}", f"/{graph.hash(theirs)[:7]}", (name,))
