@@ -20,8 +20,8 @@ import argparse
 import json
 import mmap
 import random
-import resource
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -236,7 +236,7 @@ def main() -> None:
     )
     print(
         f"cachetui check --json, warm, whole process: median {statistics.median(times):.3f} s, "
-        f"max {max(times):.3f} s ({args.repeat} runs)"
+        f"max {max(times):.3f} s; CPU median {statistics.median(cpu):.3f} s ({args.repeat} runs)"
     )
     for name, seconds in in_process(lock, mirror, cache_dir).items():
         print(f"  in-process: {name}: {seconds * 1000:.0f} ms")
