@@ -220,6 +220,29 @@ async def settle(app, pilot) -> None:
         await pilot.pause()
 
 
+async def palette(app, pilot, text: str, expect: str) -> list[str]:
+    """Open the palette, type `text`, wait for a hit starting with `expect` at the top, choose
+    it."""
+    await pilot.press("ctrl+p")
+    await pilot.press(*text)
+    prompts: list[str] = []
+    for _ in range(60):
+        await pilot.pause(0.05)
+        listing = app.screen.query("CommandList")
+        if listing:
+            options = listing.first()
+            prompts = [
+                str(options.get_option_at_index(i).prompt).split("\n")[0]
+                for i in range(options.option_count)
+            ]
+            if prompts and prompts[0].startswith(expect):
+                break
+    assert prompts and prompts[0].startswith(expect), prompts
+    await pilot.press("enter")
+    await settle(app, pilot)
+    return prompts
+
+
 def status(app) -> str:
     """The status line as the terminal shows it."""
     return str(app.screen.query_one("#status").render())

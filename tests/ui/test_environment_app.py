@@ -18,7 +18,7 @@ from environments import (
     write_cache,
     write_lockfile,
 )
-from helpers import SPACK_REAL, loaded_at, screen_text, settle, status
+from helpers import SPACK_REAL, loaded_at, palette, screen_text, settle, status
 
 from cachetui.service import IndexService
 from cachetui.tui.app import CacheTUI
@@ -155,6 +155,16 @@ async def test_the_coverage_screen_fits_80x24_without_colour(env_and_cache, monk
         # The marks are words and signs, not colour alone.
         assert "✗ miss" in text and "✓ hit" in text and "≠ variant:pic: +pic vs ~pic" in text
         assert "19 of 20 specs from the cache" in text
+
+
+async def test_the_palette_opens_the_coverage_screen_and_filters_by_hits(env_and_cache) -> None:
+    lock, cache, _ = env_and_cache
+    app = app_for(lock, cache)
+    async with loaded_at(app, (80, 24)) as pilot:
+        await palette(app, pilot, "environment=misses", "Filter: environment=misses")
+        assert status(app).startswith("1 of 21 packages · 1 of 21 specs")
+        await palette(app, pilot, "Environment", "Environment")
+        assert isinstance(app.screen, CoverageScreen)
 
 
 async def test_e_without_an_environment_says_how_to_give_one() -> None:

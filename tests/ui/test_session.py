@@ -17,6 +17,7 @@ from helpers import (
     fake_hash,
     in_256_colours,
     loaded_at,
+    palette,
     record,
     screen_lines,
     screen_text,
@@ -173,29 +174,6 @@ async def test_help_scrolls_to_its_last_binding_at_80x24() -> None:
         for _ in range(8):
             await pilot.press("pagedown")
         assert last in screen_text(app)
-
-
-async def palette(app, pilot, text: str, expect: str) -> list[str]:
-    """Open the palette, type `text`, wait for a hit starting with `expect` at the top, choose
-    it."""
-    await pilot.press("ctrl+p")
-    await pilot.press(*text)
-    prompts: list[str] = []
-    for _ in range(60):
-        await pilot.pause(0.05)
-        listing = app.screen.query("CommandList")
-        if listing:
-            options = listing.first()
-            prompts = [
-                str(options.get_option_at_index(i).prompt).split("\n")[0]
-                for i in range(options.option_count)
-            ]
-            if prompts and prompts[0].startswith(expect):
-                break
-    assert prompts and prompts[0].startswith(expect), prompts
-    await pilot.press("enter")
-    await settle(app, pilot)
-    return prompts
 
 
 async def test_palette_goes_to_a_package_toggles_a_filter_and_clears_them() -> None:
