@@ -101,6 +101,13 @@ class LoadProblem:
     severity: str = "error"  # "error": data was skipped; "warning": loaded, but something is off
 
 
+def some_of(values: Sequence[str], most: int = 3, separator: str = ", ") -> str:
+    """`a, b, c and 4 more`: the first few of a list, for a problem's message (data can hold
+    thousands of bad records)."""
+    more = f" and {len(values) - most} more" if len(values) > most else ""
+    return separator.join(values[:most]) + more
+
+
 def normalise_compiler(text: str | None) -> str:
     """`gcc@=11.4.0` and `gcc@11.4.0` are the same compiler; `none` means no compiler."""
     if text is None:

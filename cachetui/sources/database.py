@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import LoadProblem, deptype_names
+from cachetui.model import LoadProblem, deptype_names, some_of
 from cachetui.sources.database_file import (
     BINARY,
     BUILD,
@@ -206,9 +206,8 @@ def _decode_loose(
         except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as error:
             bad.append(f"{_shown(key)} ({error})")
     if bad:
-        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         problems.append(
-            LoadProblem(source, f"{len(bad)} install record(s) skipped: {'; '.join(bad[:3])}{more}")
+            LoadProblem(source, f"{len(bad)} install record(s) skipped: {some_of(bad, 3, '; ')}")
         )
     return version, records
 

@@ -13,7 +13,14 @@ from typing import Any, cast
 
 import msgspec
 
-from cachetui.model import FLAG_KEYS, LANGUAGES, NO_COMPILER, LoadProblem, normalise_compiler
+from cachetui.model import (
+    FLAG_KEYS,
+    LANGUAGES,
+    NO_COMPILER,
+    LoadProblem,
+    normalise_compiler,
+    some_of,
+)
 from cachetui.sources.database_file import (
     BINARY,
     DEPTYPE_BITS,
@@ -145,12 +152,11 @@ def _read_edges(
             edge_aliases,
         )
     if bad:
-        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         db.problems.append(
             LoadProblem(
                 source,
                 f"dependencies of {len(bad)} record(s) unreadable, "
-                f"left out: {'; '.join(bad[:3])}{more}",
+                f"left out: {some_of(bad, 3, '; ')}",
                 "warning",
             )
         )
@@ -279,12 +285,11 @@ def _valid_records(
             seen.add(hash_)
             valid.append((hash_, node, in_buildcache))
     if bad:
-        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         db.problems.append(
             LoadProblem(
                 source,
                 f"{len(bad)} install record(s) without a valid 32-character hash skipped: "
-                f"{', '.join(bad[:3])}{more}",
+                f"{some_of(bad)}",
             )
         )
     return valid

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import Environment, EnvironmentSpec, EnvironmentUnreadable, LoadProblem
+from cachetui.model import Environment, EnvironmentSpec, EnvironmentUnreadable, LoadProblem, some_of
 from cachetui.sources.clearsign import strip_clearsign
 from cachetui.sources.database import (
     BINARY,
@@ -244,12 +244,11 @@ def _environment_specs(
     ]
     problems = []
     if named:
-        more = f" and {len(named) - 3} more" if len(named) > 3 else ""
         problems.append(
             LoadProblem(
                 source,
                 f"{len(named)} dependency hash(es) that no spec in the file holds: "
-                f"{', '.join(named[:3])}{more}",
+                f"{some_of(named)}",
                 "warning",
             )
         )

@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from cachetui.model import LoadProblem
+from cachetui.model import LoadProblem, some_of
 from cachetui.sources.database import HASH_RE, DatabaseFile, normalise_records
 from cachetui.sources.database_format import _DECODE_NODES, _NULL, _Node
 
@@ -189,12 +189,10 @@ def _nodes(
         else:
             nodes[key] = node
     if bad:
-        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         problems.append(
             _warning(
                 source,
-                f"{len(bad)} concrete spec(s) not in a known shape, skipped: "
-                f"{', '.join(bad[:3])}{more}",
+                f"{len(bad)} concrete spec(s) not in a known shape, skipped: {some_of(bad)}",
             )
         )
     if not nodes:
@@ -265,12 +263,10 @@ def _root_hashes(
         else:
             missing.append(f"{_shown(root.get('spec', ''))} ({_shown(key)})")
     if missing:
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         problems.append(
             _warning(
                 source,
-                f"{len(missing)} root(s) name no spec of concrete_specs: "
-                f"{', '.join(missing[:3])}{more}",
+                f"{len(missing)} root(s) name no spec of concrete_specs: {some_of(missing)}",
             )
         )
     return found

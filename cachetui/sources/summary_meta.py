@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from cachetui.model import NO_COMPILER, normalise_compiler
+from cachetui.model import NO_COMPILER, normalise_compiler, some_of
 
 if TYPE_CHECKING:
     from cachetui.sources.summary import SummaryFile
@@ -80,5 +80,4 @@ def _set_difference(key: str, claimed: set[str], actual: set[str]) -> Iterable[s
 
 def _some(values: list[str], most: int = 5, width: int = 60) -> str:
     """A short, bounded list for a message: values from data can be huge."""
-    shown = ", ".join(v if len(v) <= width else v[: width - 1] + "…" for v in values[:most])
-    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
+    return some_of([v if len(v) <= width else v[: width - 1] + "…" for v in values], most)
