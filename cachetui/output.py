@@ -285,18 +285,33 @@ def check_json(index: Index, report: CheckReport) -> dict[str, Any]:
     }
 
 
+def tags_and_stacks(index: Index, rows: Iterable[int]) -> dict[str, list[str]]:
+    """tag -> the stacks holding the spec there (sorted), for the rows of one hash."""
+    stacks: dict[str, set[str]] = {}
+    for row in rows:
+        stacks.setdefault(index.field("tag", row), set()).update(index.stacks(row))
+    return {tag: sorted(names) for tag, names in stacks.items()}
+
+
+def counted(count: int, noun: str) -> str:
+    """`1 miss`, `2 misses`, `3 differences`: English plurals for the nouns said here."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{count} {noun}s"
+
+
 def _spec_check_json(index: Index, check: SpecCheck) -> dict[str, Any]:
     spec = check.spec
-    stacks: dict[str, set[str]] = {}
-    for row in check.rows:
-        stacks.setdefault(index.field("tag", row), set()).update(index.stacks(row))
     return {
         "hash": spec.hash,
         "name": spec.name,
         "version": spec.version,
         "root": spec.root,
         "status": check.status,
-        "in": [{"tag": tag, "stacks": sorted(names)} for tag, names in stacks.items()],
+        "in": [
+            {"tag": tag, "stacks": names}
+            for tag, names in tags_and_stacks(index, check.rows).items()
+        ],
         "nearest": [
             {
                 "hash": near.hash,
@@ -304,6 +319,7 @@ def _spec_check_json(index: Index, check: SpecCheck) -> dict[str, Any]:
                 "version": near.version,
                 "tag": index.field("tag", near.row),
                 "differences": [_difference_json(d) for d in near.differences],
+                "note": near.note,
             }
             for near in check.nearest
         ],
@@ -335,8 +351,9 @@ def check_summary_text(report: CheckReport) -> str:
     cache; download 1.2 GiB`: `check`'s last line, and the coverage screen's."""
     hits, misses, externals = (report.count(s) for s in ("hit", "miss", "external"))
     text = (
-        f"{hits} of {hits + misses} specs from the cache ({misses} misses, {externals} externals);"
-        f" {report.roots_covered} of {report.roots} roots wholly from the cache"
+        f"{hits} of {counted(hits + misses, 'spec')} from the cache "
+        f"({counted(misses, 'miss')}, {counted(externals, 'external')}); "
+        f"{report.roots_covered} of {counted(report.roots, 'root')} wholly from the cache"
     )
     if report.sizes_known:
         known = "" if report.sizes_known == hits else f", {report.sizes_known} of {hits} known"

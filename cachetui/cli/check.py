@@ -8,7 +8,13 @@ import sys
 
 from cachetui.cli.common import EXIT_NO_MATCH, EXIT_OK, UsageError, load, print_json
 from cachetui.model import Environment, EnvironmentUnreadable
-from cachetui.output import check_json, check_summary_text, difference_text
+from cachetui.output import (
+    check_json,
+    check_summary_text,
+    counted,
+    difference_text,
+    tags_and_stacks,
+)
 from cachetui.textsafe import visible
 
 
@@ -44,7 +50,7 @@ def report_lines(index, report) -> list[str]:
     lines = [
         visible(
             f"{environment.source} ({environment.format}): "
-            f"{len(report.checks)} specs, {report.roots} roots"
+            f"{counted(len(report.checks), 'spec')}, {counted(report.roots, 'root')}"
         )
     ]
     for check in (report.checks[at] for at in report.worst_first()):
@@ -64,9 +70,11 @@ def report_lines(index, report) -> list[str]:
                 lines.append(
                     visible(
                         f"              nearest {near.name}@{near.version} /{near.hash[:7]} "
-                        f"({tag}): {_differences(len(near.differences))}"
+                        f"({tag}): {counted(len(near.differences), 'difference')}"
                     )
                 )
+                if near.note:
+                    lines.append("                " + visible(near.note))
                 lines.extend(
                     "                " + visible(difference_text(d)) for d in near.differences
                 )
@@ -76,13 +84,7 @@ def report_lines(index, report) -> list[str]:
 
 def _places(index, rows) -> str:
     """`develop (e4s, ml), v1.0.0`: the tags a hit is in, with their stacks."""
-    stacks: dict[str, set[str]] = {}
-    for row in rows:
-        stacks.setdefault(index.field("tag", row), set()).update(index.stacks(row))
     return ", ".join(
-        f"{tag} ({', '.join(sorted(names))})" if names else tag for tag, names in stacks.items()
+        f"{tag} ({', '.join(names)})" if names else tag
+        for tag, names in tags_and_stacks(index, rows).items()
     )
-
-
-def _differences(count: int) -> str:
-    return f"{count} difference" + "s" * (count != 1)

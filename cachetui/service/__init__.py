@@ -149,7 +149,13 @@ class IndexService:
             report.problems.append(LoadProblem(self.environment, str(why)))
             return report
         report.problems.extend(environment.problems)
-        self.check = check_environment(report.index, environment)
+        try:
+            self.check = check_environment(report.index, environment)
+        except Exception as error:  # a bug of ours must not cost the user the cache itself
+            self.check = None
+            message = f"could not check the environment: {type(error).__name__}: {error}"
+            report.problems.append(LoadProblem(self.environment, message))
+            return report
         report.index = with_environment_facet(report.index, self.check)
         return report
 

@@ -69,4 +69,4 @@ def test_check_in_a_real_process(env_and_cache, tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[1].startswith("  miss      zlib@1.2.11")  # misses first
     assert "variant:pic: +pic vs ~pic" in done.stdout
-    assert lines[-1].startswith("19 of 20 specs from the cache (1 misses, 0 externals)")
+    assert lines[-1].startswith("19 of 20 specs from the cache (1 miss, 0 externals)")

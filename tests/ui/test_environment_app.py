@@ -97,7 +97,7 @@ async def test_the_coverage_screen_marks_hits_and_misses_and_goes_to_specs(
         await settle(app, pilot)
         assert isinstance(app.screen, CoverageScreen)
         text = screen_text(app)
-        assert "19 of 20 specs from the cache (1 misses, 0 externals)" in text
+        assert "19 of 20 specs from the cache (1 miss, 0 externals)" in text
         assert " 95%" in text and "█" in text
         assert "✗ miss /ikd3yzd ▸ zlib@1.2.11" in text
         assert "✓ hit  /vglgw4r hdf5@1.10.5  root" in text

@@ -18,10 +18,10 @@ from environments import (
     write_cache,
     write_lockfile,
 )
-from helpers import SPACK_REAL
+from helpers import SPACK_REAL, fake_hash
 
 from cachetui.cli import main
-from cachetui.model import DepType
+from cachetui.model import DepType, EnvironmentSpec
 from cachetui.sources.environment import read_environment
 
 pytestmark = pytest.mark.skipif(not SPACK_REAL.exists(), reason="needs ../shared/real")
@@ -241,7 +241,7 @@ def test_text_report_shows_each_difference(capsys, tmp_path, env_nodes, lock) ->
     )
     assert code == 1
     assert "variant:pic: +pic vs ~pic" in out
-    assert "0 of 1 roots wholly from the cache" in out
+    assert "0 of 1 root wholly from the cache" in out
 
 
 def test_an_environment_that_cannot_be_read_is_a_usage_error(capsys, tmp_path) -> None:
@@ -313,3 +313,129 @@ def test_an_environment_directory_a_spec_file_and_an_install_database(
         assert code == 0, given
         assert report["environment"] == str(given) and report["format"].startswith(kind)
         assert report["summary"]["roots"] >= 1 and report["summary"]["misses"] == 0
+
+
+def test_the_best_of_many_rebuilds_is_found(capsys, tmp_path, env_nodes, lock) -> None:
+    """A cache holding many rebuilds of a package with the same own fields: the one whose
+    dependencies differ least ranks first, wherever it lies among them."""
+    zlib, hdf5 = by_name(env_nodes, "zlib"), HDF5
+    cache_nodes = {h: n for h, n in env_nodes.items() if h != hdf5}
+    for version in range(20):  # rebuilt against zlibs of other versions
+        other_zlib = changed(env_nodes[zlib], lambda n, v=version: n.update(version=f"9.{v}"))
+        cache_nodes[other_zlib["hash"]] = other_zlib
+
+        def relink(node, new=other_zlib["hash"]):
+            for edge in node["dependencies"]:
+                if edge["hash"] == zlib:
+                    edge["hash"] = new
+
+        rebuilt = changed(env_nodes[hdf5], relink)
+        cache_nodes[rebuilt["hash"]] = rebuilt
+    best = changed(env_nodes[hdf5], lambda n: None)  # the same in every way but its hash
+    cache_nodes[best["hash"]] = best
+    code, report = check_json(capsys, lock, write_cache(tmp_path / "cache", cache_nodes))
+    nearest = spec_of(report, "hdf5")["nearest"]
+    assert nearest[0]["hash"] == best["hash"]
+    assert nearest[0]["differences"] == [] and "recipe" in nearest[0]["note"]
+    assert nearest[1]["differences"] == [
+        {
+            "field": "dependency:zlib",
+            "yours": "@1.2.11",
+            "cache": nearest[1]["differences"][0]["cache"],
+            "path": ["zlib"],
+        }
+    ]
+
+
+def chain(length: int, leaf_variant: bool) -> dict[str, dict]:
+    """pkg0 -> pkg1 -> ... -> pkg<length-1>, Spack 1.x nodes; the leaf +shared or ~shared."""
+    hashes = [fake_hash(n, "ch" if leaf_variant else "cx") for n in range(length)]
+    nodes = {}
+    for at, hash_ in enumerate(hashes):
+        below = (
+            [{"name": f"pkg{at + 1}", "hash": hashes[at + 1], "parameters": {"deptypes": ["link"]}}]
+            if at + 1 < length
+            else []
+        )
+        nodes[hash_] = {
+            "name": f"pkg{at}",
+            "version": "1.0",
+            "arch": {"platform": "linux", "platform_os": "ubuntu24.04", "target": "x86_64_v3"},
+            "parameters": {"shared": leaf_variant} if at == length - 1 else {},
+            "dependencies": below,
+            "hash": hash_,
+        }
+    return nodes
+
+
+def test_a_difference_five_hundred_levels_down_is_found(capsys, tmp_path) -> None:
+    mine, cached = chain(500, True), chain(500, False)
+    lock = write_lockfile(tmp_path / "spack.lock", mine, [next(iter(mine))])
+    code, report = check_json(capsys, lock, write_cache(tmp_path / "cache", cached))
+    assert code == 1
+    [difference] = spec_of(report, "pkg0")["nearest"][0]["differences"]
+    assert difference["field"] == "dependency:pkg499"
+    assert (difference["yours"], difference["cache"]) == ("+shared", "~shared")
+    assert difference["path"] == [f"pkg{n}" for n in range(1, 500)]
+
+
+def test_a_cache_without_dependencies_says_why_nothing_differs(capsys, tmp_path) -> None:
+    from cachetui.service import IndexService
+
+    index = IndexService(None, use_cache=False).load().index  # summaries: no graph
+    row = 0
+    spec = index.spec(row)
+    node = node_of(
+        EnvironmentSpec(
+            fake_hash(1, "zz"),
+            spec.package,
+            spec.version,
+            spec.compiler,
+            spec.platform,
+            spec.os,
+            spec.target,
+            spec.variants,
+            (),
+        )
+    )
+    lock = write_lockfile(tmp_path / "spack.lock", {node["hash"]: node}, [node["hash"]])
+    code, out, _ = run(capsys, "check", str(lock), "--no-cache")
+    assert code == 1
+    assert f"nearest {spec.package}@{spec.version} /{index.hashes[row][:7]}" in out
+    assert "0 differences" in out and "holds no dependencies to compare" in out
+
+
+def test_a_dependency_the_cache_has_no_record_of(capsys, tmp_path, env_nodes, lock) -> None:
+    zlib = by_name(env_nodes, "zlib")
+    gone = fake_hash(7, "gone")
+
+    def relink(node):
+        for edge in node["dependencies"]:
+            if edge["hash"] == zlib:
+                edge["hash"] = gone
+
+    cache_nodes = with_node(env_nodes, HDF5, changed(env_nodes[HDF5], relink))
+    code, report = check_json(capsys, lock, write_cache(tmp_path / "cache", cache_nodes))
+    [difference] = spec_of(report, "hdf5")["nearest"][0]["differences"]
+    assert difference == {
+        "field": "dependency:zlib",
+        "yours": "zlib@1.2.11",
+        "cache": f"/{gone[:7]} (no record in the cache)",
+        "path": ["zlib"],
+    }
+
+
+def test_a_check_that_fails_costs_the_load_nothing(tmp_path, env_nodes, lock, monkeypatch) -> None:
+    from cachetui.service import IndexService, check
+
+    def broken(index, environment):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(check, "check_environment", broken)
+    cache = write_cache(tmp_path / "cache", env_nodes)
+    service = IndexService([str(cache)], use_cache=False, environment=str(lock))
+    report = service.load()
+    assert report.index.n_specs == len(env_nodes) and service.check is None
+    assert any(
+        "could not check the environment: RuntimeError: a bug" in p.message for p in report.problems
+    )

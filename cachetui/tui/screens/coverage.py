@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from cachetui.output import check_summary_text
+from cachetui.textsafe import visible
 from cachetui.tui.screens.once import DismissOnce
 from cachetui.tui.widgets.coverage_list import CoverageList
 from cachetui.tui.widgets.line_list import LineList
@@ -54,7 +55,7 @@ class CoverageScreen(DismissOnce, Screen["int | None"]):
     def compose(self) -> ComposeResult:
         environment = self.report.environment
         hits, misses = self.report.count("hit"), self.report.count("miss")
-        title = Text(f"{environment.source} ({environment.format})", style="bold")
+        title = Text(visible(f"{environment.source} ({environment.format})"), style="bold")
         yield Static(title, id="coverage-title", markup=False)
         bar = Text(coverage_bar(hits, hits + misses), style="bold")
         bar.append("  " + check_summary_text(self.report))

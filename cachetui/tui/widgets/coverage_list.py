@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from cachetui.output import difference_text
+from cachetui.output import counted, difference_text
 from cachetui.tui.widgets.line_list import LineList, Piece, fit
 
 if TYPE_CHECKING:
@@ -89,8 +89,11 @@ class CoverageList(LineList):
         near = check.nearest[line.nearest]
         if line.difference is None:
             tag = self.index.field("tag", near.row)
-            count = len(near.differences)
-            text = f"{near.name}@{near.version} ({tag}): {count} difference" + "s" * (count != 1)
+            text = f"{near.name}@{near.version} ({tag}): " + (
+                counted(len(near.differences), "difference")
+                if near.differences
+                else f"no difference seen: {near.note}"
+            )
             return [
                 ("     ≈ ", "line-list--dim"),
                 (f"/{near.hash[:7]} ", "line-list--accent"),
