@@ -72,8 +72,10 @@ def read_environment(path: str) -> Environment:
     except RecursionError:  # (unreadable_as catches it inside; a guard for the rest)
         raise EnvironmentUnreadable(f"{source}: data is nested too deeply to read") from None
     specs, unresolved = _environment_specs(db, roots, source)
-    if not specs:
-        raise EnvironmentUnreadable(f"{source}: {label} holds no concrete specs")
+    if not specs:  # say why, where the readers said (a hash that is none, ...)
+        reasons = list(dict.fromkeys(p.message for p in [*problems, *db.problems]))
+        detail = f" ({some_of(reasons, 3, '; ')})" if reasons else ""
+        raise EnvironmentUnreadable(f"{source}: {label} holds no concrete specs{detail}")
     problems.extend(unresolved)
     return Environment(path=path, source=source, format=label, specs=specs, problems=problems)
 

@@ -439,3 +439,15 @@ def test_a_check_that_fails_costs_the_load_nothing(tmp_path, env_nodes, lock, mo
     assert any(
         "could not check the environment: RuntimeError: a bug" in p.message for p in report.problems
     )
+
+
+def test_a_lockfile_whose_only_hash_is_bad_says_which(capsys, tmp_path) -> None:
+    lock = tmp_path / "spack.lock"
+    lock.write_text(
+        '{"_meta": {"file-type": "spack-lockfile", "lockfile-version": 6},'
+        ' "roots": [{"hash": "NOT-A-HASH", "spec": "zlib"}],'
+        ' "concrete_specs": {"NOT-A-HASH": {"name": "zlib", "version": "1.3", "hash": "NOT-A-HASH"}}}'
+    )
+    code, out, err = run(capsys, "check", str(lock), "--no-cache")
+    assert code == 2 and not out
+    assert f"{lock}: spack.lock v6 holds no concrete specs" in err and "'NOT-A-HASH'" in err
