@@ -446,7 +446,8 @@ def test_a_lockfile_whose_only_hash_is_bad_says_which(capsys, tmp_path) -> None:
     lock.write_text(
         '{"_meta": {"file-type": "spack-lockfile", "lockfile-version": 6},'
         ' "roots": [{"hash": "NOT-A-HASH", "spec": "zlib"}],'
-        ' "concrete_specs": {"NOT-A-HASH": {"name": "zlib", "version": "1.3", "hash": "NOT-A-HASH"}}}'
+        ' "concrete_specs": {"NOT-A-HASH":'
+        ' {"name": "zlib", "version": "1.3", "hash": "NOT-A-HASH"}}}'
     )
     code, out, err = run(capsys, "check", str(lock), "--no-cache")
     assert code == 2 and not out
