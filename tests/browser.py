@@ -46,8 +46,24 @@ CHROMIUM_FLAGS = (
 ARTIFACTS = Path(os.environ.get("CACHETUI_ARTIFACTS") or REPO / "build" / "e2e")
 
 # Run before the page's scripts: textual.js's `new Terminal(...)` sets `_addonManager` on
-# the new terminal, which an accessor on Object.prototype sees first; alert() is recorded.
+# the new terminal, which an accessor on Object.prototype sees first; alert() is recorded;
+# and the time from the navigation's start to the first frame with counts on the status line
+# in its place (the next to last line: the app painted at the page's size), watched from
+# inside the page every 5 ms (Selenium's round trips would add their own time).
 _HOOK = """
+window.__countsAt = null;
+const watchCounts = () => {
+  const term = window.__terminals[0];
+  if (term) {  // the status line in its place, so painted at the page's size
+    const line = term.buffer.active.getLine(term.buffer.active.viewportY + term.rows - 2);
+    if (line && /^ ?[1-9][0-9]* of [0-9]+ packages · /.test(line.translateToString(true))) {
+      window.__countsAt = performance.now();
+      return;
+    }
+  }
+  setTimeout(watchCounts, 5);
+};
+setTimeout(watchCounts, 5);
 window.__terminals = [];
 window.__alerts = [];
 window.alert = (text) => { window.__alerts.push(String(text)); };
@@ -153,6 +169,12 @@ class Served:
             time.sleep(0.1)
         raise AssertionError(f"{len(self.apps())} app processes live, not {count}")
 
+    def wait_for_gone(self, pids: list[int], timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while set(pids) & set(self.apps()):
+            assert time.monotonic() < deadline, f"still running: {set(pids) & set(self.apps())}"
+            time.sleep(0.1)
+
     def stop(self, timeout: float = 15.0) -> int:
         """SIGINT, as Ctrl+C at its terminal; its exit status."""
         if self.process.poll() is None:
@@ -227,11 +249,14 @@ class Browser:
         raise AssertionError(f"the status line never became {prefix!r}:\n{self.screen()}")
 
     def wait_for_counts(self, timeout: float = 20.0) -> float:
-        """Wait until the status line shows the loaded counts (not `0 of 0`); the seconds
-        it took from now."""
-        start = time.monotonic()
+        """Wait until the status line shows the loaded counts (not `0 of 0`); the seconds from
+        the start of the page's navigation to the first frame that showed them."""
         self.wait_for_status(re.compile(r"[1-9]\d* of \d+ packages"), timeout)
-        return time.monotonic() - start
+        deadline = time.monotonic() + timeout
+        while (at := self.driver.execute_script("return window.__countsAt")) is None:
+            assert time.monotonic() < deadline, "the page's own watch never saw the counts"
+            time.sleep(0.02)
+        return at / 1000  # performance.now() counts from the navigation's start
 
     def wait_for_text(self, text: str, timeout: float = 20.0) -> str:
         deadline = time.monotonic() + timeout

@@ -130,26 +130,28 @@ def _same_origin(request: web.Request) -> bool:
 
 
 async def _websocket(request: web.Request) -> web.StreamResponse:
-    """One app process for this websocket, for as long as both last."""
+    """An app for this websocket (the spare, else a new one), for as long as both last."""
     sessions = request.app[SESSIONS]
     if not _same_origin(request):
         return web.Response(status=403, text="403 Forbidden: another site's page\n")
-    if sessions.full():
+    width, height = _size(request.query.get("width"), 80), _size(request.query.get("height"), 24)
+    taken = sessions.take(width, height)
+    if taken is None:
         return _limit_response(sessions.limit)
+    session, running = taken
     websocket = web.WebSocketResponse(heartbeat=15)
 
     async def close() -> None:  # the app has ended
         await websocket.close()
 
-    session = sessions.open(
-        write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=close
-    )
-    assert session is not None  # nothing awaited since full(): the slot is this one's
     try:
         await websocket.prepare(request)
-        await session.start(
-            _size(request.query.get("width"), 80), _size(request.query.get("height"), 24)
-        )
+        await session.attach(write_bytes=websocket.send_bytes, close=close)
+        if running:
+            await session.resize_when_painted(width, height)
+        else:
+            await session.start(width, height)
+        sessions.replenish()
         browser = asyncio.ensure_future(_relay(websocket, session))
         app = asyncio.ensure_future(session.ended())
         try:
@@ -243,9 +245,10 @@ async def run(
     await runner.setup()
     try:
         await web.SockSite(runner, sock, shutdown_timeout=TERM_SHUTDOWN).start()
+        sessions.replenish()  # the first tab's app, started ahead
         on_ready()
         await stop.wait()
-        on_stop(len(sessions.live))
+        on_stop(len(sessions.live) + (sessions.spare is not None))
         await sessions.close_all()
     finally:
         with contextlib.suppress(Exception):

@@ -18,6 +18,11 @@ from textual_serve.download_manager import DownloadManager
 
 log = logging.getLogger("cachetui.web")
 
+# How long a spare may take to put up its screen before its tab's size is sent regardless.
+STARTUP_WAIT = 20.0
+# More than the terminal modes an app sets as it starts (a few hundred bytes), less than a
+# frame (tens of kB even for an 80x24 screen): once this much is out, the first frame is.
+FRAME_BYTES = 4096
 # How long an app has to quit when asked, then to end on SIGTERM, before SIGKILL.
 QUIT_GRACE = 3.0
 TERM_GRACE = 2.0
@@ -37,22 +42,63 @@ class AppSession(AppService):
       browser open an address; cachetui asks neither.
     """
 
-    def __init__(
-        self,
-        argv: Sequence[str],
-        *,
-        write_bytes: Callable[[bytes], Awaitable[None]],
-        write_str: Callable[[str], Awaitable[None]],
-        close: Callable[[], Awaitable[None]],
-    ) -> None:
+    def __init__(self, argv: Sequence[str]) -> None:
+        # Until a tab attaches, what the app writes is kept, to be sent on attaching.
+        self._held: list[bytes] = []
+        self._ended_unattached = False
         super().__init__(
             shlex.join(argv),
-            write_bytes=write_bytes,
-            write_str=write_str,
-            close=close,
+            write_bytes=self._hold,
+            write_str=self._drop,
+            close=self._closed_unattached,
             download_manager=DownloadManager(),
         )
         self.argv = list(argv)
+        self._painted = asyncio.Event()  # its first frame is out: its screen is up
+        self._written = 0
+
+    async def on_data(self, payload: bytes) -> None:
+        self._written += len(payload)
+        if self._written >= FRAME_BYTES:
+            self._painted.set()
+        await self.remote_write_bytes(payload)
+
+    async def resize_when_painted(self, width: int, height: int) -> None:
+        """Resize a spare to its tab; not before its first frame. Textual's web driver posts
+        the starting size from its own thread: a size sent before the app has handled that
+        one can be handled first, and then lost under it."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._painted.wait(), STARTUP_WAIT)
+        await self.set_terminal_size(width, height)
+
+    async def _hold(self, data: bytes) -> None:
+        self._held.append(data)
+
+    async def _drop(self, text: str) -> None:
+        pass
+
+    async def _closed_unattached(self) -> None:
+        self._ended_unattached = True
+
+    async def attach(
+        self,
+        *,
+        write_bytes: Callable[[bytes], Awaitable[None]],
+        close: Callable[[], Awaitable[None]],
+    ) -> None:
+        """From now on the app's output goes to this tab, what it wrote before first."""
+        while self._held:  # the reader may add to it while this sends
+            await write_bytes(self._held.pop(0))
+        self.remote_write_bytes, self.remote_close = write_bytes, close
+        if self._ended_unattached:
+            await close()
+
+    def alive(self) -> bool:
+        return (
+            self._process is not None
+            and self._process.returncode is None
+            and not self._ended_unattached
+        )
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         environment = self._build_environment(width=width, height=height)
@@ -91,6 +137,12 @@ class AppSession(AppService):
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(self._task)
 
+    async def kill(self) -> None:
+        """End it now (an app no tab has seen: nothing to let it finish)."""
+        if self._process is not None:
+            _signal_group(self._process.pid, signal.SIGKILL)
+        await self.close()
+
     async def close(self) -> None:
         """Ask the app to quit; if it has not within QUIT_GRACE seconds, SIGTERM its process
         group, then SIGKILL. Whatever it left behind in its group is killed too."""
@@ -126,36 +178,108 @@ def _signal_group(leader: int, signal_number: int) -> None:
 
 
 class Sessions:
-    """The live apps, at most `limit` at once. A session counts from the moment it is opened
-    until its process has ended, so a closing tab's slot is free only once its app is gone."""
+    """The apps of the open tabs, at most `limit` at once; and, while there is room for one
+    more, a spare: an app started ahead (its index loaded) that the next tab takes, so that
+    a tab opens with data in the time its page takes to load, not in the app's start. So no
+    more than `limit` app processes run at once. A tab's session counts from the moment it is
+    taken until its process has ended: a closing tab's slot is free once its app is gone.
+    An untaken spare is replaced after SPARE_AGE seconds: no tab gets data loaded longer ago.
+    """
 
-    def __init__(self, argv: Sequence[str], limit: int) -> None:
+    def __init__(self, argv: Sequence[str], limit: int, spare: bool = True) -> None:
         self.argv = list(argv)
         self.limit = limit
         self.live: set[AppSession] = set()
+        self.spare: AppSession | None = None
+        self._want_spare = spare
+        self._starting = False
+        self._closing = False
+        self._size = (120, 36)  # the spare's; then the last tab's, most likely the next's
+        self._tasks: set[asyncio.Future[None]] = set()  # spares retired, closing
+        self._spawning: asyncio.Future[None] | None = None
 
     def full(self) -> bool:
         return len(self.live) >= self.limit
 
-    def open(
-        self,
-        *,
-        write_bytes: Callable[[bytes], Awaitable[None]],
-        write_str: Callable[[str], Awaitable[None]],
-        close: Callable[[], Awaitable[None]],
-    ) -> AppSession | None:
-        """A new session (its app not started yet), or None at the limit."""
+    def take(self, width: int, height: int) -> tuple[AppSession, bool] | None:
+        """A session for a new tab (None at the limit), and whether its app runs already (the
+        spare). Taken with nothing awaited, so the slot is the caller's."""
         if self.full():
             return None
-        session = AppSession(self.argv, write_bytes=write_bytes, write_str=write_str, close=close)
+        if self._spawning is not None and not self._spawning.done():
+            if len(self.live) + 2 > self.limit:  # no room for it beside this tab's
+                self._spawning.cancel()
+        self._size = (width, height)
+        session, started = self.spare, True
+        self.spare = None
+        if session is None or not session.alive():
+            if session is not None:
+                self._background(session.close())
+            session, started = AppSession(self.argv), False
         self.live.add(session)
-        return session
+        return session, started
+
+    def replenish(self) -> None:
+        """Start a spare, if there is room for one and none is running or starting."""
+        if (
+            self._want_spare
+            and not self._closing
+            and not self._starting
+            and self.spare is None
+            and len(self.live) < self.limit
+        ):
+            self._starting = True
+            self._spawning = asyncio.ensure_future(self._spawn())
+
+    async def _spawn(self) -> None:
+        spare = AppSession(self.argv)
+        try:
+            await spare.start(*self._size)
+        except asyncio.CancelledError:  # close_all, or its room taken by a tab
+            await spare.kill()
+            raise
+        except OSError as error:  # the next tab starts its own, and fails in view
+            log.error("cannot start a spare app: %s", error)
+            return
+        finally:
+            self._starting = False
+        if self._closing or len(self.live) >= self.limit:  # the room went while it started
+            await spare.kill()
+            return
+        self.spare = spare
+        asyncio.get_running_loop().call_later(
+            SPARE_AGE, lambda: self._background(self._retire(spare))
+        )
+
+    async def _retire(self, spare: AppSession) -> None:
+        if self.spare is spare:  # untaken: a fresh one in its place
+            self.spare = None
+            await spare.close()
+            self.replenish()
+
+    def _background(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)  # held: the loop keeps only a weak reference
+        task.add_done_callback(self._tasks.discard)
 
     async def close(self, session: AppSession) -> None:
         try:
             await session.close()
         finally:
             self.live.discard(session)
+        self.replenish()
 
     async def close_all(self) -> None:
-        await asyncio.gather(*(self.close(session) for session in list(self.live)))
+        self._closing = True
+        if self._spawning is not None:
+            self._spawning.cancel()
+            await asyncio.gather(self._spawning, return_exceptions=True)
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        spare, self.spare = self.spare, None
+        closing = [self.close(session) for session in list(self.live)]
+        if spare is not None:
+            closing.append(spare.close())
+        await asyncio.gather(*closing)
+
+
+SPARE_AGE = 600.0
