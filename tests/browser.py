@@ -175,10 +175,10 @@ class Served:
             assert time.monotonic() < deadline, f"still running: {set(pids) & set(self.apps())}"
             time.sleep(0.1)
 
-    def stop(self, timeout: float = 15.0) -> int:
-        """SIGINT, as Ctrl+C at its terminal; its exit status."""
+    def stop(self, signal_number: int = signal.SIGINT, timeout: float = 15.0) -> int:
+        """SIGINT, as Ctrl+C at its terminal (or another signal); its exit status."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            self.process.send_signal(signal_number)
         try:
             return self.process.wait(timeout)
         finally:
