@@ -127,10 +127,6 @@ class AppSession(AppService):
         else:
             log.debug("dropped the app's %r request", kind)
 
-    @property
-    def pid(self) -> int | None:
-        return None if self._process is None else self._process.pid
-
     async def ended(self) -> None:
         """Return when the app's output has ended (it exited, or closed it)."""
         if self._task is not None:
@@ -186,12 +182,11 @@ class Sessions:
     An untaken spare is replaced after SPARE_AGE seconds: no tab gets data loaded longer ago.
     """
 
-    def __init__(self, argv: Sequence[str], limit: int, spare: bool = True) -> None:
+    def __init__(self, argv: Sequence[str], limit: int) -> None:
         self.argv = list(argv)
         self.limit = limit
         self.live: set[AppSession] = set()
         self.spare: AppSession | None = None
-        self._want_spare = spare
         self._starting = False
         self._closing = False
         self._size = (120, 36)  # the spare's; then the last tab's, most likely the next's
@@ -222,8 +217,7 @@ class Sessions:
     def replenish(self) -> None:
         """Start a spare, if there is room for one and none is running or starting."""
         if (
-            self._want_spare
-            and not self._closing
+            not self._closing
             and not self._starting
             and self.spare is None
             and len(self.live) < self.limit
