@@ -49,6 +49,7 @@ _APP_PAGE = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <title>{title}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="{static}css/xterm.css">
 <script src="{static}js/textual.js"></script>
 <script>{script}</script>
