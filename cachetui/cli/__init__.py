@@ -20,6 +20,7 @@ from cachetui.cli.lookup import lookup
 from cachetui.cli.parser import COMMANDS, app_parser, command_parser, parse_anywhere
 from cachetui.cli.run_app import run_app
 from cachetui.cli.search import search
+from cachetui.cli.serve import serve_command
 from cachetui.cli.stats import stats
 from cachetui.textsafe import visible
 
@@ -33,6 +34,7 @@ RUN = {
     "diff": diff_command,
     "config": config_command,
     "check": check_command,
+    "serve": serve_command,
 }
 
 

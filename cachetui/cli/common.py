@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from cachetui.config import (
+    SPACK_SOURCE,
     Config,
     load_config,
     settle_sources,
@@ -19,6 +21,7 @@ from cachetui.output import (
 )
 from cachetui.service import IndexService, LoadReport
 from cachetui.textsafe import visible
+from cachetui.urls import is_url
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
 
@@ -47,6 +50,19 @@ def sources_of(options: argparse.Namespace, config: Config) -> list[str]:
     """The sources as given: on the command line, else in the config file (none: Spack's
     mirrors or the sample data, `spack`: Spack's mirrors, both settled by the service)."""
     return options.sources or config.sources
+
+
+def check_sources_exist(sources: list[str]) -> None:
+    """Before the app starts: a usage error when every source named on the command line is a
+    path that does not exist. (Some missing, the config file's missing, or `spack` with no
+    mirror: load problems, shown in the app as any.)"""
+    missing = [
+        s
+        for s in sources
+        if not is_url(s) and s != SPACK_SOURCE and not Path(s).expanduser().exists()
+    ]
+    if sources and len(missing) == len(sources):
+        raise UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
 
 
 def config_problems_to_stderr(config: Config) -> None:

@@ -39,7 +39,16 @@ COMMANDS = {
     "config": (
         "every setting, its value and where it came from (config file, $PAGER, remembered, default)"
     ),
+    "serve": (
+        "the app in a browser: a web server (on 127.0.0.1, behind a token, by default), an "
+        "app of its own for each browser tab"
+    ),
 }
+
+ENV_HELP = (
+    "check an environment against the cache: a spack.lock, an environment directory, "
+    "a spec file or an install database (adds the Environment filter, and E: its coverage)"
+)
 
 
 def app_parser() -> argparse.ArgumentParser:
@@ -60,12 +69,7 @@ def app_parser() -> argparse.ArgumentParser:
             "else auto)"
         ),
     )
-    parser.add_argument(
-        "--env",
-        metavar="ENV",
-        help="check an environment against the cache: a spack.lock, an environment directory, "
-        "a spec file or an install database (adds the Environment filter, and E: its coverage)",
-    )
+    parser.add_argument("--env", metavar="ENV", help=ENV_HELP)
     parser.add_argument(
         "--no-mouse",
         action="store_true",
@@ -103,6 +107,8 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         )
         parser.add_argument("--json", action="store_true", help="write JSON for scripts")
         return parser
+    if command == "serve":
+        return _serve_parser(parser)
     if command == "diff":
         parser.add_argument(
             "old",
@@ -171,6 +177,46 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         )
     _cache_options(parser)
     return parser
+
+
+def _serve_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("sources", nargs="*", metavar="SOURCE", help=SOURCES_HELP)
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default 127.0.0.1: this machine only, reached from "
+        "elsewhere through an SSH tunnel; another address lets other machines in, with the token)",
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=8765,
+        help="the port to listen on (default 8765; 0: any free port)",
+    )
+    parser.add_argument(
+        "--sessions",
+        type=_sessions,
+        default=4,
+        metavar="N",
+        help="at most N apps at once, one for each open browser tab (default 4)",
+    )
+    parser.add_argument("--env", metavar="ENV", help=ENV_HELP)
+    _cache_options(parser)
+    return parser
+
+
+def _port(text: str) -> int:
+    value = _limit(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError("must be 0 to 65535")
+    return value
+
+
+def _sessions(text: str) -> int:
+    value = _limit(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
 
 
 def _limit(text: str) -> int:

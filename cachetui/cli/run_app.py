@@ -6,17 +6,14 @@ import argparse
 import os
 
 from cachetui.cli.common import (
-    UsageError,
+    check_sources_exist,
     config_problems_to_stderr,
     service_for,
 )
 from cachetui.config import (
     ORIGIN_COMMAND_LINE,
-    SPACK_SOURCE,
     load_config,
 )
-from cachetui.textsafe import visible
-from cachetui.urls import is_url
 
 
 def _set_colors(choice: str) -> None:
@@ -30,17 +27,8 @@ def _set_colors(choice: str) -> None:
 
 
 def run_app(options: argparse.Namespace) -> int:
-    from pathlib import Path
-
     config = load_config(options.config)
-    missing = [
-        s
-        for s in options.sources
-        if not is_url(s) and s != SPACK_SOURCE and not Path(s).expanduser().exists()
-    ]
-    # The config file's missing, or `spack` with no mirror: load problems, as any.
-    if options.sources and len(missing) == len(options.sources):
-        raise UsageError("no such file or directory: " + ", ".join(visible(s) for s in missing))
+    check_sources_exist(options.sources)
     if options.color:
         config.color, config.origins["color"] = options.color, ORIGIN_COMMAND_LINE
     if options.env:
