@@ -8,6 +8,7 @@ import pytest
 from helpers import (
     SAMPLE,
     fake_hash,
+    key_event,
     loaded_at,
     record,
     screen_lines,
@@ -19,6 +20,7 @@ from helpers import (
     write_summary,
 )
 from textual import events
+from textual.widgets import Input
 
 from cachetui.index.filter import Filter
 from cachetui.tui.app import HELP_OWNERS, CacheTUI
@@ -274,6 +276,25 @@ async def test_help_lists_every_binding() -> None:
             ), entry.id
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_keys_in_one_burst_after_slash_reach_the_search_box() -> None:
+    """A paste, typing over a slow SSH link, a browser's websocket frame: `/safet` arrives
+    at once. The keys after `/` are typed into the search box (they went to the package
+    list, where `e` opened the export dialog)."""
+    app = CacheTUI()
+    async with loaded_at(app, SIZE) as pilot:
+        for key in "/safet":
+            event = key_event(key)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        await settle(app, pilot)
+        search = app.screen.query_one("#search", Input)
+        assert app.focused is search and search.value == "safet"
+        assert status(app).startswith("1 of 3 packages")
+        search.value = ""
+        await pilot.press("slash", *"2feo")  # in the box, `/` is text: a hash prefix
+        assert search.value == "/2feo"
 
 
 async def test_slash_focuses_search_and_tab_moves_between_panes() -> None:

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
 from cachetui.config.sources import CHOSEN_BY_DEFAULT
@@ -129,15 +130,27 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
         self.set_class(not shown, "-detail-hidden")
         self._leave_if_hidden("#detail", shown, "#specs")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_search" and isinstance(self.focused, Input):
+            return False  # `/` is text there (`/2feova4` in the search box)
+        return True
+
+    def _focus(self, widget: Widget) -> None:
+        """Move the focus now, not at the next idle as Widget.focus does: keys that came in
+        the same burst as this one (a paste, typing over a slow SSH link, a browser's
+        websocket frame) then go where this key sent them (`/safet` typed into the search
+        box, not `e` for export to the package list)."""
+        self.set_focus(widget)
+
     def _leave_if_hidden(self, pane: str, shown: bool, to: str) -> None:
         """Folding the pane that has the focus hands it on to `to`."""
         if not shown and self.query_one(pane).has_focus_within:
-            self.query_one(to).focus()
+            self._focus(self.query_one(to))
 
     def action_toggle_filters(self) -> None:
         self.filters_shown = not self.filters_shown
         if self.filters_shown:
-            self.query_one(FacetSidebar).focus()  # shown to be used
+            self._focus(self.query_one(FacetSidebar))  # shown to be used
 
     def action_toggle_detail(self) -> None:
         self.detail_shown = not self.detail_shown
@@ -149,9 +162,9 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
         self.set_class(shown, "-stats")
         if shown:
             self._request_stats()
-            self.query_one(StatsView).focus()
+            self._focus(self.query_one(StatsView))
         elif self.focused is None or self.focused.id == "stats":
-            self.query_one(PackageList).focus()
+            self._focus(self.query_one(PackageList))
 
     def _request_stats(self) -> None:
         index = self.service.index
@@ -313,7 +326,7 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
                 rows, query.hash_prefixes[-1], narrowed=len(query.constraint_tokens) > 1
             )
         else:
-            self.query_one(PackageList).focus()
+            self._focus(self.query_one(PackageList))
 
     def on_facet_sidebar_toggled(self, event: FacetSidebar.Toggled) -> None:
         self.filter = self.filter.toggled(event.facet, event.value)
@@ -327,10 +340,10 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
 
     def on_line_list_selected(self, event: LineList.Selected) -> None:
         if isinstance(event.line_list, PackageList):
-            self.query_one(SpecList).focus()
+            self._focus(self.query_one(SpecList))
         elif isinstance(event.line_list, SpecList):
             self.detail_shown = True  # enter on a spec opens its detail, folded or not
-            self.query_one(SpecDetail).focus()
+            self._focus(self.query_one(SpecDetail))
 
     def on_dependency_list_chosen(self, event: DependencyList.Chosen) -> None:
         """Enter on a dependency in the detail pane: go to its spec, or say why not."""
@@ -345,7 +358,7 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
         rows = rows_of(index, event.dependency, tag)
         if rows:
             self.jump_to(rows[0], "Dependency")
-            detail.focus()  # stay in the pane: the next dependency is a key away
+            self._focus(detail)  # stay in the pane: the next dependency is a key away
         else:
             self.notify(
                 visible(why_no_spec(index, event.dependency)), title="Dependency", markup=False
@@ -396,7 +409,7 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
         self._show_package(package)
         specs.select_row(row)
         self.query_one(SpecDetail).row = row
-        specs.focus()
+        self._focus(specs)
 
     # -- actions ------------------------------------------------------------------------
 
@@ -415,7 +428,7 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
 
     def action_focus_search(self) -> None:
         self.stats_shown = False  # the box sits above the lists: show them, or it types unseen
-        self.query_one("#search", Input).focus()
+        self._focus(self.query_one("#search", Input))
 
     def action_problems(self) -> None:
         report = self.service.report
@@ -468,8 +481,8 @@ class MainScreen(Loading, SearchBox, SpecActions, TagActions, CoverageActions, S
             self.jump_to(rows[0], "Package")
         packages.select_package(package)
         self._show_package(package)
-        packages.focus()
+        self._focus(packages)
 
     def action_leave_search(self) -> None:
         if self.focused is self.query_one("#search"):
-            self.query_one(PackageList).focus()
+            self._focus(self.query_one(PackageList))

@@ -10,6 +10,10 @@ MAIN_BINDINGS: list[BindingType] = [
         "slash",
         "focus_search",
         "Search",
+        # Priority: it runs as the key arrives, so the keys typed after it in one burst (a
+        # paste, a slow SSH link, a browser's websocket frame) reach the search box.
+        # MainScreen.check_action lets `/` through to a text box that has the focus.
+        priority=True,
         id="focus-search",
         tooltip="Focus the search box (Spack spec syntax; /prefix finds hashes)",
     ),
