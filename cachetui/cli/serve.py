@@ -5,7 +5,6 @@ is the app a terminal gets, keys and all."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import errno
 import getpass
 import ipaddress
@@ -53,6 +52,8 @@ def serve_command(options: argparse.Namespace) -> int:
         print(f"cachetui: stopping the server and its {apps}", file=sys.stderr, flush=True)
 
     with sock:
+        import asyncio  # (here: every other command would pay for it at start)
+
         asyncio.run(run(sock, token, app_command(options), options.sessions, ready, stopping))
     return 0
 

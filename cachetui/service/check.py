@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from cachetui.model import BINARY_KIND, DepType, Environment, EnvironmentSpec
+from cachetui.model import DepType, Environment, EnvironmentSpec
 from cachetui.service.differences import Difference
 from cachetui.service.nearest import Nearest, NearestFinder
 
@@ -78,10 +78,11 @@ def check_environment(index: Index, environment: Environment) -> CheckReport:
 def _check(index: Index, finder: NearestFinder, spec: EnvironmentSpec) -> SpecCheck:
     if spec.external:
         return SpecCheck(spec, "external")
+    kinds = index.parts.codes["kind"]
     rows = [
         row
         for row in index.lookup_hash(spec.hash)
-        if index.hashes[row] == spec.hash and index.field("kind", row) == BINARY_KIND
+        if index.hashes[row] == spec.hash and kinds[row] == finder.binary_code
     ]
     if rows:
         return SpecCheck(spec, "hit", tuple(rows))

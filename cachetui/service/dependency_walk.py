@@ -42,13 +42,23 @@ class DependencyWalk:
         self._edges: dict[tuple[str, int], list[Edge]] = {}
         self._below: dict[tuple[str, int], tuple[Difference, ...]] = {}
         self._my_edges: dict[str, dict[str, tuple[str, bytes]]] = {}
+        self._my_hashes: dict[str, frozenset[bytes]] = {}
         self._my_fields: dict[str, Fields] = {}
         self._node_fields: dict[int, Fields] = {}
 
     def direct(self, spec: EnvironmentSpec, row: int) -> int:
-        """How many direct dependencies of `spec` and of the cached `row` differ."""
+        """How many direct dependency hashes of `spec` and of the cached `row` are not the
+        other's (a dependency that differs on both sides counts twice): a ranking, counted
+        from the two sets of hashes, with no name read."""
         node = self.graph.node_of_row(row)
-        return 0 if node is None else len(self.differing_edges(spec, node))
+        if node is None:
+            return 0
+        parts = self.graph.parts
+        start, end = int(parts.edge_starts[node]), int(parts.edge_starts[node + 1])
+        theirs = self._hashes[parts.edge_to[start:end]].tolist()
+        mine = self._my_hash_set(spec)
+        shared = sum(1 for hash_ in theirs if hash_ in mine)
+        return len(mine) + len(theirs) - 2 * shared
 
     def differences(self, spec: EnvironmentSpec, row: int) -> list[Difference]:
         """Each spec that differs below `spec` and the cached `row`, named once (by the first
@@ -95,6 +105,14 @@ class DependencyWalk:
             for name in sorted(mine.keys() | theirs.keys())
             if name not in mine or name not in theirs or theirs[name][1] != mine[name][1]
         ]
+
+    def _my_hash_set(self, spec: EnvironmentSpec) -> frozenset[bytes]:
+        hashes = self._my_hashes.get(spec.hash)
+        if hashes is None:
+            hashes = self._my_hashes[spec.hash] = frozenset(
+                h for _, h in self._edges_of(spec).values()
+            )
+        return hashes
 
     def _edges_of(self, spec: EnvironmentSpec) -> dict[str, tuple[str, bytes]]:
         edges = self._my_edges.get(spec.hash)

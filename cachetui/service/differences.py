@@ -4,8 +4,9 @@ that is equal is equal as text."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import NamedTuple
 
 from cachetui.model import EnvironmentSpec
 
@@ -13,11 +14,11 @@ from cachetui.model import EnvironmentSpec
 OWN_FIELDS = ("version", "compiler", "platform", "os", "target")
 
 
-@dataclass(frozen=True)
-class Difference:
+class Difference(NamedTuple):
     """One way a cached spec differs from the environment's: `field` is version, compiler,
     platform, os, target, `variant:<name>` or `dependency:<name>` (a public contract of
-    `check --json`). None: the side has no such variant or dependency."""
+    `check --json`). None: the side has no such variant or dependency. (A NamedTuple: a
+    check makes thousands, and a frozen dataclass is five times as slow to make.)"""
 
     field: str
     yours: str | None
@@ -42,8 +43,15 @@ def variant_distance(mine: dict[str, str], theirs: dict[str, str]) -> int:
     return sum(1 for name in mine.keys() | theirs.keys() if mine.get(name) != theirs.get(name))
 
 
-def variant_differences(yours: Sequence[str], cache: Sequence[str]) -> list[Difference]:
-    mine, theirs = variant_map(yours), variant_map(cache)
+@lru_cache(maxsize=1 << 16)
+def _variants_by_name(variants: tuple[str, ...]) -> dict[str, str]:
+    """variant_map of a spec's variants, each distinct tuple once (a walk compares the same
+    few specs' variants many times). Read only: the dict is shared."""
+    return variant_map(variants)
+
+
+def variant_differences(yours: tuple[str, ...], cache: tuple[str, ...]) -> list[Difference]:
+    mine, theirs = _variants_by_name(yours), _variants_by_name(cache)
     return [
         Difference(f"variant:{name}", mine.get(name), theirs.get(name))
         for name in sorted(mine.keys() | theirs.keys())
@@ -51,8 +59,7 @@ def variant_differences(yours: Sequence[str], cache: Sequence[str]) -> list[Diff
     ]
 
 
-@dataclass(frozen=True)
-class Fields:
+class Fields(NamedTuple):
     """A spec's own fields, on either side (None: the cache does not say)."""
 
     version: str | None

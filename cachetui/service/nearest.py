@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 NEAREST = 3  # nearest cached specs listed a miss
 # Rows that tie on their own fields with the NEAREST-th are all ranked by their direct
-# dependencies, up to this many (a cache may hold hundreds of rebuilds of one package).
+# dependencies' hashes, up to this many (a cache may hold hundreds of rebuilds of one
+# package).
 TIED = 64
 
 # Why a nearest spec shows no difference, though its hash is another.
@@ -60,11 +61,10 @@ class NearestFinder:
         self.index = index
         self.specs = specs
         kinds = list(index.distinct_values("kind"))  # the code of `binary`; -1: no binary
-        self._binary_code = kinds.index(BINARY_KIND) if BINARY_KIND in kinds else -1
+        self.binary_code = kinds.index(BINARY_KIND) if BINARY_KIND in kinds else -1
         self._codes: dict[str, dict[str | None, int]] = {}  # column -> value -> code
         self._variant_maps: dict[int, dict[str, str]] = {}  # variant set code -> by name
         self._row_fields: dict[int, Fields] = {}
-        self._table: np.ndarray | None = None  # see _own_table
         self._walk: DependencyWalk | None = None
         self._walk_asked = False
 
@@ -84,11 +84,12 @@ class NearestFinder:
         row a hash."""
         index, walk = self.index, self.walk
         candidates: list[tuple[int, int]] = []  # (own differences, row)
-        seen: set[str] = set()
+        seen: set[bytes] = set()
+        blob = index.hashes.blob
         for own, row in self._by_own_differences(spec):
             if len(candidates) >= NEAREST and own > candidates[NEAREST - 1][0]:
                 break  # more own differences than the first few: it cannot rank before them
-            hash_ = index.hashes[row]
+            hash_ = bytes(blob[row * 32 : row * 32 + 32])  # (one row a hash: rows of tags)
             if hash_ not in seen:
                 seen.add(hash_)
                 candidates.append((own, row))
@@ -111,26 +112,35 @@ class NearestFinder:
 
     def _by_own_differences(self, spec: EnvironmentSpec) -> Iterator[tuple[int, int]]:
         """(own differences, row) for each binary row of `spec`'s package, fewest first (then
-        in row order). The package's rows are one slice of a table of the compared codes,
-        compared with `spec`'s as arrays; each distinct variant set is compared once."""
+        in row order). The package's rows are one slice of each of the index's code columns,
+        compared with `spec`'s codes as arrays; each distinct variant set is compared once."""
         rows = self.package_rows(spec.name)
         if not rows:
             return
-        block = self._own_table()[rows.start : rows.stop]
-        binary = block[:, -1] == self._binary_code
-        offsets = np.arange(len(block)) if binary.all() else np.flatnonzero(binary)
+        codes = self.index.parts.codes
+        window = slice(rows.start, rows.stop)
+        binary = codes["kind"][window] == self.binary_code
+        whole = bool(binary.all())  # (the usual case: no installed spec among them)
+        offsets = np.arange(len(binary)) if whole else np.flatnonzero(binary)
         if not len(offsets):
             return
-        block = block[offsets] if len(offsets) < len(binary) else block
-        mine = np.array([self._code_of(c, getattr(spec, c)) for c in OWN_FIELDS])
-        counts = np.count_nonzero(block[:, : len(OWN_FIELDS)] != mine, axis=1)
-        _, first, inverse = np.unique(block[:, -2], return_index=True, return_inverse=True)
+        counts = np.zeros(len(offsets), dtype=np.int64)
+        for column in OWN_FIELDS:
+            column_codes = codes[column][window] if whole else codes[column][window][offsets]
+            counts += column_codes != self._code_of(column, getattr(spec, column))
+        # Each distinct variant set compared once (a package has few; a dict beats np.unique
+        # at that size).
         my_variants = variant_map(spec.variants)
-        distances = np.array(
-            [self._variant_distance(my_variants, rows.start + int(offsets[f])) for f in first]
-        )
-        counts += distances[inverse.reshape(-1)]
-        order = np.argsort(counts, kind="stable")
+        sets = codes["variantset"][window] if whole else codes["variantset"][window][offsets]
+        sets_list = sets.tolist()
+        distance: dict[int, int] = {}
+        for offset, code in zip(offsets.tolist(), sets_list):
+            if code not in distance:
+                distance[code] = self._variant_distance(my_variants, rows.start + offset)
+        counts += np.fromiter(map(distance.__getitem__, sets_list), np.int64, len(sets_list))
+        # Fewest first; no more are read than ties and one row a hash allow (a package may
+        # have thousands of rows).
+        order = np.argsort(counts, kind="stable")[: 4 * TIED]
         yield from zip(counts[order].tolist(), (rows.start + offsets[order]).tolist())
 
     def package_rows(self, name: str) -> range:
@@ -140,16 +150,6 @@ class NearestFinder:
         if at < len(packages) and packages[at] == name:
             return self.index.package_range(at)
         return range(0)
-
-    def _own_table(self) -> np.ndarray:
-        """A row's codes of OWN_FIELDS, its variant set and its kind, one row a row: built
-        when the first miss asks (a few ms at a million specs), then sliced per package."""
-        if self._table is None:
-            codes = self.index.parts.codes
-            self._table = np.stack(
-                [codes[c] for c in (*OWN_FIELDS, "variantset", "kind")], axis=1
-            ).astype(np.int32)
-        return self._table
 
     def _code_of(self, column: str, value: str) -> int:
         """The code of `value` in `column`; -1 where no row has it."""
