@@ -64,7 +64,9 @@ def record_at(m: mmap.mmap, span: tuple[int, int]) -> dict:
 _DECODER = json.JSONDecoder()
 
 
-def make_lockfile(index: Path, out: Path, specs: int, changed: float, seed: int) -> Path:
+def make_lockfile(
+    index: Path, out: Path, specs: int, changed: float, seed: int, recompile: bool = False
+) -> Path:
     """A spack.lock v6 of `specs` of the cache's own records (roots and their dependencies),
     `changed` of them with a variant flipped (new hashes up their dependents)."""
     if out.exists():
@@ -108,6 +110,8 @@ def make_lockfile(index: Path, out: Path, specs: int, changed: float, seed: int)
                 continue
             roots.append(root)
             nodes.update((h, node(h)) for h in added)
+        if recompile:
+            _recompile(nodes, node, hashes, spans)
     _change(nodes, roots, changed, rng)
     out.write_text(
         json.dumps(
@@ -126,22 +130,41 @@ def make_lockfile(index: Path, out: Path, specs: int, changed: float, seed: int)
     return out
 
 
+def _recompile(nodes: dict[str, dict], node, hashes: list[str], spans: dict) -> None:
+    """Every spec built with gcc built with the other gcc of the index instead (the external
+    compiler records of make_index.py): what an environment concretized with another compiler
+    version than the cache's holds. _change then gives them new hashes."""
+    gccs = {}
+    for hash_ in hashes[:64]:  # (the compiler records come first)
+        record = node(hash_)
+        if record["name"] == "gcc":
+            gccs[hash_] = record
+    swap = dict(zip(gccs, reversed(list(gccs))))
+    for spec in list(nodes.values()):
+        for edge in spec.get("dependencies", []):
+            if edge["hash"] in swap:
+                edge["hash"] = swap[edge["hash"]]
+                nodes[edge["hash"]] = gccs[edge["hash"]]
+        spec["_recompiled"] = any(e["hash"] in swap for e in spec.get("dependencies", []))
+
+
 def _change(nodes: dict[str, dict], roots: list[str], share: float, rng: random.Random) -> None:
     """Flip a boolean variant of `share` of the specs; give them and every spec above them a
-    new hash (edges follow)."""
+    new hash (edges follow). A spec _recompile changed counts as changed."""
     eligible = [
         h
         for h, n in nodes.items()
         if not n.get("external") and any(isinstance(v, bool) for v in n["parameters"].values())
     ]
     flipped = set(rng.sample(eligible, int(len(nodes) * share)))
+    recompiled = {h for h, n in nodes.items() if n.pop("_recompiled", False)}
     for h in flipped:
         parameters = nodes[h]["parameters"]
         name = next(k for k, v in parameters.items() if isinstance(v, bool))
         parameters[name] = not parameters[name]
     # New hashes, up the graph until nothing more changes.
     renamed: dict[str, str] = {}
-    changed = set(flipped)
+    changed = flipped | recompiled
     while changed:
         for h in changed:
             renamed[h] = _fresh_hash(rng)
@@ -206,6 +229,11 @@ def main() -> None:
     parser.add_argument("--changed", type=float, default=0.02, help="share of specs changed")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--recompile",
+        action="store_true",
+        help="every spec built with the other gcc of the cache (all of them miss)",
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/cachetui-bench-check"))
     args = parser.parse_args()
 
@@ -214,10 +242,12 @@ def main() -> None:
     index = make_mirror(mirror, args.specs)
     lock = make_lockfile(
         index,
-        args.work / f"spack-{args.specs}-{args.env_specs}.lock",
+        args.work / f"spack-{args.specs}-{args.env_specs}-{args.changed}-{args.seed}"
+        f"{'-recompiled' if args.recompile else ''}.lock",
         args.env_specs,
         args.changed,
         args.seed,
+        recompile=args.recompile,
     )
     cache_dir = args.work / "cache"
     cachetui = str(Path(sys.executable).with_name("cachetui"))

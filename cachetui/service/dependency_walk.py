@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cachetui.model import EnvironmentSpec, NodeKind
-from cachetui.service.differences import Difference, Fields, spec_tokens
+from cachetui.service.differences import Difference, Fields, differing_tokens
 
 if TYPE_CHECKING:
     from cachetui.index.graph import Graph
@@ -159,10 +159,9 @@ class DependencyWalk:
                 if key in self._below:  # walked meanwhile, or under way above: a cycle
                     continue
                 self._below[key] = ()  # under way: a cycle back to this pair adds nothing
-                own = self._fields_of_mine(spec).differences(self._fields_of_node(node))
-                if own:
-                    yours, cache = spec_tokens(own, "yours"), spec_tokens(own, "cache")
-                    self._below[key] = (Difference(f"dependency:{name}", yours, cache, (name,)),)
+                own = differing_tokens(self._fields_of_mine(spec), self._fields_of_node(node))
+                if own is not None:
+                    self._below[key] = (Difference(f"dependency:{name}", *own, (name,)),)
                     continue
                 edges = self.differing_edges(spec, node)
                 stack.append((name, spec, node, edges))  # again, once what is below is known
