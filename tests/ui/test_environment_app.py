@@ -51,6 +51,18 @@ def app_for(lock: Path, cache: Path) -> CacheTUI:
     return CacheTUI(service=IndexService([str(cache)], use_cache=False, environment=str(lock)))
 
 
+async def coverage_at(app, pilot, is_the_spec) -> CoverageList:
+    """Open the coverage screen (E) with the cursor on the line of the spec `is_the_spec`
+    picks."""
+    await pilot.press("E")
+    await settle(app, pilot)
+    listing = app.screen.query_one(CoverageList)
+    listing.cursor = next(
+        at for at, line in enumerate(listing.lines) if is_the_spec(listing.check_of(line).spec)
+    )
+    return listing
+
+
 async def toggle(app, pilot, facet: str, value: str) -> None:
     sidebar = app.screen.query_one(FacetSidebar)
     sidebar.cursor = sidebar.lines.index((facet, value))
@@ -93,19 +105,13 @@ async def test_the_coverage_screen_marks_hits_and_misses_and_goes_to_specs(
     lock, cache, made = env_and_cache
     app = app_for(lock, cache)
     async with loaded_at(app, (120, 40)) as pilot:
-        await pilot.press("E")
-        await settle(app, pilot)
+        await coverage_at(app, pilot, lambda spec: spec.name == "zlib")
         assert isinstance(app.screen, CoverageScreen)
         text = screen_text(app)
         assert "19 of 20 specs from the cache (1 miss, 0 externals)" in text
         assert " 95%" in text and "█" in text
         assert "✗ miss /ikd3yzd ▸ zlib@1.2.11" in text
         assert "✓ hit  /vglgw4r hdf5@1.10.5  root" in text
-        listing = app.screen.query_one(CoverageList)
-        zlib_line = next(
-            i for i, line in enumerate(listing.lines) if listing.check_of(line).spec.name == "zlib"
-        )
-        listing.cursor = zlib_line
         await pilot.press("enter")  # unfold the miss
         await settle(app, pilot)
         text = screen_text(app)
@@ -123,12 +129,7 @@ async def test_enter_on_a_hit_goes_to_that_spec(env_and_cache) -> None:
     lock, cache, _ = env_and_cache
     app = app_for(lock, cache)
     async with loaded_at(app, (80, 24)) as pilot:
-        await pilot.press("E")
-        await settle(app, pilot)
-        listing = app.screen.query_one(CoverageList)
-        listing.cursor = next(
-            i for i, line in enumerate(listing.lines) if listing.check_of(line).spec.hash == HDF5
-        )
+        await coverage_at(app, pilot, lambda spec: spec.hash == HDF5)
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)
@@ -141,12 +142,7 @@ async def test_the_coverage_screen_fits_80x24_without_colour(env_and_cache, monk
     lock, cache, _ = env_and_cache
     app = app_for(lock, cache)
     async with loaded_at(app, (80, 24)) as pilot:
-        await pilot.press("E")
-        await settle(app, pilot)
-        listing = app.screen.query_one(CoverageList)
-        listing.cursor = next(
-            i for i, line in enumerate(listing.lines) if listing.check_of(line).spec.name == "zlib"
-        )
+        await coverage_at(app, pilot, lambda spec: spec.name == "zlib")
         await pilot.press("enter")
         await settle(app, pilot)
         lines = screen_text(app).splitlines()
