@@ -9,7 +9,7 @@ as a facet.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from cachetui.model import DepType, Environment, EnvironmentSpec
@@ -41,7 +41,6 @@ class CheckReport:
     roots_covered: int
     download_bytes: int  # of the hits whose size is known
     sizes_known: int  # how many hits have a known size
-    by_hash: dict[str, SpecCheck] = field(default_factory=dict)
 
     def count(self, status: Status) -> int:
         return sum(1 for c in self.checks if c.status == status)
@@ -72,7 +71,7 @@ def check_environment(index: Index, environment: Environment) -> CheckReport:
     sizes = [index.size(c.rows[0]) for c in checks if c.rows]
     known = [s for s in sizes if s is not None]
     covered = sum(1 for c in checks if c.spec.root and _wholly_cached(c.spec, by_hash))
-    return CheckReport(environment, checks, covered, sum(known), len(known), by_hash)
+    return CheckReport(environment, checks, covered, sum(known), len(known))
 
 
 def _check(index: Index, finder: NearestFinder, spec: EnvironmentSpec) -> SpecCheck:
